@@ -1,0 +1,38 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.db import connection
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from workspace.models import WorkingDocument
+
+requires_postgresql = pytest.mark.skipif(
+    connection.vendor != "postgresql", reason="needs PostgreSQL (set DATABASE_URL)"
+)
+
+
+@pytest.fixture
+def user(db):
+    return get_user_model().objects.create_user("agent-owner", password="pw")
+
+
+@pytest.fixture
+def token(user):
+    return Token.objects.create(user=user).key
+
+
+@pytest.fixture
+def api(token):
+    """An API client that authenticates like an agent: with a token."""
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+    return client
+
+
+def stored(thread_id: str) -> dict | None:
+    """What the database holds for a thread, or None."""
+    return (
+        WorkingDocument.objects.filter(thread_id=thread_id)
+        .values("title", "content", "length", "version")
+        .first()
+    )

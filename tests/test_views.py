@@ -1,0 +1,183 @@
+import json
+
+import pytest
+from django.test import override_settings
+
+from .conftest import stored
+
+pytestmark = pytest.mark.django_db
+
+WHY = "Drafting the summary the user asked for."
+TOOLS = "/api/workspace/tools/"
+
+
+def call(api, thread_id, tool, body):
+    """POST ``body`` encoded as JSON exactly (``None`` is sent as ``null``)."""
+    return api.generic(
+        "POST", f"/api/workspace/threads/{thread_id}/tools/{tool}/", json.dumps(body), content_type="application/json"
+    )
+
+
+def document(api, thread_id):
+    return api.get(f"/api/workspace/threads/{thread_id}/document/")
+
+
+def test_tool_list_has_both_tools_with_schemas(api):
+    response = api.get(TOOLS)
+    assert response.status_code == 200
+    tools = {tool["name"]: tool for tool in response.json()}
+    assert set(tools) == {"update_document", "append_to_document"}
+    for tool in tools.values():
+        assert set(tool) == {"name", "description", "parameters"}
+        parameters = tool["parameters"]
+        assert parameters["type"] == "object"
+        assert parameters["additionalProperties"] is False
+        assert "action_and_reasoning" in parameters["properties"]
+        assert "action_and_reasoning" in parameters["required"]
+    assert tools["append_to_document"]["parameters"]["required"] == ["text", "action_and_reasoning"]
+
+
+def test_update_then_append_then_read_the_document(api):
+    response = call(api, "thread-1", "update_document", {"content": "# Plan\n", "title": "Plan", "action_and_reasoning": WHY})
+    assert response.status_code == 200
+    assert response.json() == {"success": True, "summary": "document updated (7 chars)", "artifact": None}
+
+    response = call(api, "thread-1", "append_to_document", {"text": "- step 1", "action_and_reasoning": WHY})
+    assert response.json() == {"success": True, "summary": "appended (15 chars total)", "artifact": None}
+
+    response = document(api, "thread-1")
+    assert response.status_code == 200
+    body = response.json()
+    assert set(body) == {"thread_id", "title", "content", "length", "version", "created_at", "updated_at"}
+    assert (body["thread_id"], body["title"], body["content"], body["length"], body["version"]) == (
+        "thread-1", "Plan", "# Plan\n- step 1", 15, 2,
+    )
+
+
+def test_append_with_null_title_style_omission_keeps_title(api):
+    call(api, "t", "update_document", {"content": "a", "title": "T", "action_and_reasoning": WHY})
+    call(api, "t", "update_document", {"content": "b", "title": None, "action_and_reasoning": WHY})
+    assert document(api, "t").json()["title"] == "T"
+
+
+def test_document_of_a_thread_without_one_is_404(api):
+    assert document(api, "nothing-here").status_code == 404
+
+
+def test_a_body_sent_without_content_type_is_still_read_as_json(api):
+    response = api.generic(
+        "POST",
+        "/api/workspace/threads/t/tools/append_to_document/",
+        json.dumps({"text": "x", "action_and_reasoning": WHY}),
+        content_type="",
+    )
+    assert response.status_code == 200, response.content
+    assert stored("t")["content"] == "x"
+
+
+@pytest.mark.parametrize(
+    "body, error",
+    [
+        ({"text": "x"}, "missing required argument 'action_and_reasoning'"),
+        ({"text": "x", "action_and_reasoning": ""}, "'action_and_reasoning'"),
+        ({"text": "x", "action_and_reasoning": None}, "argument 'action_and_reasoning': Input should be a valid string, got null"),
+        ({"text": 12, "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got integer"),
+        ({"text": None, "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got null"),
+        ({"text": ["x"], "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got array"),
+        ({"text": "x", "colour": "red", "action_and_reasoning": WHY}, "unknown argument 'colour'"),
+        ({"text": "x\u0000", "action_and_reasoning": WHY}, "argument 'text': contains the NUL character"),
+        ({}, "missing required argument 'text'"),
+        ([], "the request body must be a JSON object"),
+        (["text", "x"], "the request body must be a JSON object"),
+        ("text", "the request body must be a JSON object"),
+        (None, "the request body must be a JSON object"),
+        (3, "the request body must be a JSON object"),
+    ],
+)
+def test_bad_arguments_are_400_with_a_failure_envelope_and_change_nothing(api, body, error):
+    call(api, "t", "update_document", {"content": "kept", "action_and_reasoning": WHY})
+
+    response = call(api, "t", "append_to_document", body)
+
+    assert response.status_code == 400
+    envelope = response.json()
+    assert envelope["success"] is False and set(envelope) == {"success", "error"}
+    assert error in envelope["error"]
+    assert stored("t") == {"title": "", "content": "kept", "length": 4, "version": 1}
+
+
+def test_bad_arguments_on_a_new_thread_create_no_document(api):
+    response = call(api, "fresh", "update_document", {"content": 1, "action_and_reasoning": WHY})
+    assert response.status_code == 400
+    assert stored("fresh") is None
+
+
+def test_invalid_json_is_400_with_a_failure_envelope(api):
+    response = api.generic(
+        "POST", "/api/workspace/threads/t/tools/append_to_document/", '{"text": "x",', content_type="application/json"
+    )
+    assert response.status_code == 400
+    envelope = response.json()
+    assert envelope["success"] is False
+    assert "JSON parse error" in envelope["error"]
+    assert stored("t") is None
+
+
+def test_unknown_tool_is_404_with_a_failure_envelope(api):
+    response = call(api, "t", "delete_everything", {"action_and_reasoning": WHY})
+    assert response.status_code == 404
+    assert response.json() == {
+        "success": False,
+        "error": "unknown tool 'delete_everything'; the tools are: append_to_document, update_document",
+    }
+
+
+@override_settings(WORKSPACE_MAX_DOCUMENT_CHARS=100)
+def test_the_size_limit_over_http(api):
+    response = call(api, "t", "update_document", {"content": "x" * 100, "action_and_reasoning": WHY})
+    assert response.status_code == 200
+    assert response.json()["summary"] == "document updated (100 chars)"
+
+    response = call(api, "t", "update_document", {"content": "y" * 101, "action_and_reasoning": WHY})
+    assert response.status_code == 400
+    assert "content has 101 characters, more than the limit of 100" in response.json()["error"]
+
+    response = call(api, "t", "append_to_document", {"text": "z", "action_and_reasoning": WHY})
+    assert response.status_code == 400
+    assert "the document would have 101 characters" in response.json()["error"]
+    assert stored("t") == {"title": "", "content": "x" * 100, "length": 100, "version": 1}
+
+
+def test_title_of_255_characters_passes_and_256_fails(api):
+    ok = call(api, "t", "update_document", {"content": "a", "title": "t" * 255, "action_and_reasoning": WHY})
+    assert ok.status_code == 200
+    too_long = call(api, "t", "update_document", {"content": "b", "title": "t" * 256, "action_and_reasoning": WHY})
+    assert too_long.status_code == 400
+    assert "argument 'title': String should have at most 255 characters" in too_long.json()["error"]
+    assert stored("t")["content"] == "a"
+
+
+BAD_THREAD_IDS = ["a%20b", "a%2Fb", "a/b", "x" * 129, "%C3%A9", "a%00b", "a%3Fb", ""]
+
+
+@pytest.mark.parametrize("thread_id", BAD_THREAD_IDS)
+def test_bad_thread_ids_are_400_on_the_tool_endpoint(api, thread_id):
+    response = call(api, thread_id, "append_to_document", {"text": "x", "action_and_reasoning": WHY})
+    assert response.status_code == 400
+    envelope = response.json()
+    assert envelope["success"] is False
+    assert "invalid thread_id" in envelope["error"]
+
+
+@pytest.mark.parametrize("thread_id", BAD_THREAD_IDS)
+def test_bad_thread_ids_are_400_on_the_document_endpoint(api, thread_id):
+    response = document(api, thread_id)
+    assert response.status_code == 400
+    assert "invalid thread_id" in response.json()["detail"]
+
+
+def test_a_thread_id_of_128_allowed_characters_works(api):
+    thread_id = "A-z_0.9:" * 16
+    response = call(api, thread_id, "append_to_document", {"text": "x", "action_and_reasoning": WHY})
+    assert response.status_code == 200
+    assert document(api, thread_id).json()["thread_id"] == thread_id

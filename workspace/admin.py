@@ -1,0 +1,28 @@
+from django.contrib import admin
+from django.utils.html import format_html
+
+from .models import WorkingDocument
+
+
+@admin.register(WorkingDocument)
+class WorkingDocumentAdmin(admin.ModelAdmin):
+    """Staff inspect documents here; only agents write them, through the tools,
+    so that every change bumps the version and reaches live viewers."""
+
+    list_display = ["thread_id", "title", "length", "version", "updated_at"]
+    search_fields = ["thread_id", "title"]
+    list_filter = ["updated_at"]
+    date_hierarchy = "updated_at"
+    fields = ["thread_id", "title", "length", "version", "created_at", "updated_at", "content_as_text"]
+    readonly_fields = fields
+
+    def has_add_permission(self, request) -> bool:
+        return False
+
+    def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    @admin.display(description="content")
+    def content_as_text(self, document: WorkingDocument) -> str:
+        # Agents write documents, so they are untrusted: shown as escaped text.
+        return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', document.content)

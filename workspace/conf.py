@@ -1,0 +1,38 @@
+"""The app's settings, each read from Django settings on every access so that
+``override_settings`` just works."""
+
+from django.conf import settings
+
+DEFAULTS = {
+    "WORKSPACE_MAX_DOCUMENT_CHARS": 1_000_000,
+    "WORKSPACE_ACCESS_POLICY": "workspace.access.deny_all",
+    "WORKSPACE_TOOL_COLLECTIONS": ["workspace.tools.documents.DocumentTools"],
+}
+
+
+class Settings:
+    @property
+    def MAX_DOCUMENT_CHARS(self) -> int:
+        """Most characters (code points) a document may hold."""
+        return self._get("WORKSPACE_MAX_DOCUMENT_CHARS")
+
+    @property
+    def ACCESS_POLICY(self) -> str:
+        """Dotted path to a callable ``(user, thread_id) -> bool``."""
+        return self._get("WORKSPACE_ACCESS_POLICY")
+
+    @property
+    def TOOL_COLLECTIONS(self) -> list[str]:
+        """Dotted paths to the tool collections served over HTTP."""
+        return self._get("WORKSPACE_TOOL_COLLECTIONS")
+
+    @property
+    def ACCESS_POLICY_IS_SET(self) -> bool:
+        return hasattr(settings, "WORKSPACE_ACCESS_POLICY")
+
+    @staticmethod
+    def _get(name):
+        return getattr(settings, name, DEFAULTS[name])
+
+
+conf = Settings()

@@ -1,0 +1,38 @@
+"""The app's errors. Each carries the HTTP status it maps to, so one place
+(``ToolResult.failure``) turns any of them into the failure envelope."""
+
+
+class WorkspaceError(Exception):
+    """Base class: the caller's input is at fault unless a subclass says otherwise."""
+
+    status_code = 400
+    default_code = "invalid"
+
+
+class InvalidThreadId(WorkspaceError, ValueError):
+    default_code = "invalid_thread_id"
+
+
+class InvalidArguments(WorkspaceError, ValueError):
+    default_code = "invalid_arguments"
+
+
+class DocumentTooLarge(WorkspaceError, ValueError):
+    default_code = "document_too_large"
+
+
+class DocumentNotFound(WorkspaceError, LookupError):
+    status_code = 404
+    default_code = "document_not_found"
+
+
+class UnknownTool(WorkspaceError, LookupError):
+    status_code = 404
+    default_code = "unknown_tool"
+
+
+class ToolFailed(WorkspaceError):
+    """An unexpected error inside a tool; details go to the server log, not the agent."""
+
+    status_code = 500
+    default_code = "internal_error"

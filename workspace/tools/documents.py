@@ -1,0 +1,43 @@
+"""The tools that write a thread's shared working document (the center panel)."""
+
+from typing import Annotated
+
+from pydantic import Field
+
+from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
+from .registry import workspace_tool
+
+
+class DocumentTools:
+    """The document tools of one conversation thread.
+
+    Bound to its ``thread_id`` so that no tool takes it as an argument.
+    """
+
+    def __init__(self, thread_id: str):
+        self.thread_id = thread_id
+
+    @workspace_tool
+    def update_document(
+        self,
+        content: Annotated[str, Field(description="The whole new content of the document.")],
+        title: Annotated[
+            str | None,
+            Field(
+                max_length=TITLE_MAX_LENGTH,
+                description="A new title; omit it or pass null to keep the current one.",
+            ),
+        ] = None,
+    ) -> tuple[str, None]:
+        """Replace the full content of the shared working document."""
+        change = WorkspaceRepository.upsert_document(self.thread_id, content=content, title=title)
+        return f"document updated ({change.length} chars)", None
+
+    @workspace_tool
+    def append_to_document(
+        self,
+        text: Annotated[str, Field(description="The chunk of text to add at the end of the document.")],
+    ) -> tuple[str, None]:
+        """Append a chunk of text to the shared working document."""
+        change = WorkspaceRepository.append_document(self.thread_id, text)
+        return f"appended ({change.length} chars total)", None

@@ -1,0 +1,237 @@
+"""``@workspace_tool``: one function signature gives a tool its argument
+validation, the JSON Schema shown to agents, and the envelope it answers with.
+
+A tool is a method of a collection bound to one thread (``DocumentTools``).
+It returns ``(content, artifact)``; callers get
+``{"success": true, "summary": content, "artifact": artifact}`` or, on any
+error, ``{"success": false, "error": message}`` with nothing changed.
+"""
+
+import functools
+import inspect
+import logging
+import typing
+from dataclasses import dataclass
+from typing import Annotated, Any, Callable
+
+import pydantic
+from django.utils.module_loading import import_string
+from pydantic import AfterValidator, ConfigDict, Field
+
+from ..conf import conf
+from ..exceptions import InvalidArguments, ToolFailed, UnknownTool, WorkspaceError
+from ..repository import atomic
+from ..signals import artifact_produced
+from ..validation import reject_nul
+
+logger = logging.getLogger(__name__)
+
+INJECTED_ARGUMENT = "action_and_reasoning"
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must say what you are doing and why; it is blank")
+    return value
+
+
+ActionAndReasoning = Annotated[
+    str,
+    Field(min_length=1, description="What you are doing with this call and why."),
+    AfterValidator(_not_blank),
+]
+
+
+class ToolArguments(pydantic.BaseModel):
+    """Base of every tool's argument model: exact types, no unknown arguments, no NUL."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    @pydantic.field_validator("*")
+    @classmethod
+    def _no_nul(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
+        if isinstance(value, str):
+            try:
+                reject_nul(info.field_name, value)
+            except InvalidArguments:
+                raise ValueError("contains the NUL character (\\u0000), which cannot be stored") from None
+        return value
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    envelope: dict
+    status_code: int
+
+    @classmethod
+    def success(cls, summary: str, artifact: Any) -> "ToolResult":
+        return cls({"success": True, "summary": summary, "artifact": artifact}, 200)
+
+    @classmethod
+    def failure(cls, error: WorkspaceError) -> "ToolResult":
+        return cls({"success": False, "error": str(error)}, error.status_code)
+
+
+class ToolSpec:
+    """What ``@workspace_tool`` knows of one tool: name, description, arguments."""
+
+    def __init__(self, function: Callable):
+        self.function = function
+        self.name = function.__name__
+        self.description = inspect.getdoc(function) or ""
+        if not self.description:
+            raise TypeError(f"tool {self.name!r} needs a docstring: it is the description shown to the agent")
+        parameters = list(inspect.signature(function).parameters.values())[1:]  # skip self
+        if any(p.name == INJECTED_ARGUMENT for p in parameters):
+            raise TypeError(f"tool {self.name!r} must not declare {INJECTED_ARGUMENT!r}: @workspace_tool injects it")
+        hints = typing.get_type_hints(function, include_extras=True)
+        fields = {}
+        for parameter in parameters:
+            if parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):
+                raise TypeError(f"tool {self.name!r}: *args and **kwargs cannot be described to an agent")
+            if parameter.name not in hints:
+                raise TypeError(f"tool {self.name!r}: argument {parameter.name!r} needs a type annotation")
+            default = ... if parameter.default is parameter.empty else parameter.default
+            fields[parameter.name] = (hints[parameter.name], default)
+        fields[INJECTED_ARGUMENT] = (ActionAndReasoning, ...)
+        self.positional_names = [p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]
+        self.argument_names = list(fields)
+        self.arguments_model = pydantic.create_model(
+            f"{self.name}_arguments", __base__=ToolArguments, **fields
+        )
+        self.parameters_schema = _without_titles(self.arguments_model.model_json_schema())
+        injected = inspect.Parameter(INJECTED_ARGUMENT, inspect.Parameter.KEYWORD_ONLY, annotation=str)
+        signature = inspect.signature(function)
+        self.signature = signature.replace(
+            parameters=[*signature.parameters.values(), injected], return_annotation=dict
+        )
+
+    def describe(self) -> dict:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters_schema}
+
+    def invoke(self, collection: Any, args: tuple = (), kwargs: dict | None = None) -> ToolResult:
+        """Validate, run in one transaction, and answer with the envelope; never raises."""
+        try:
+            arguments = self.validate(args, kwargs or {})
+            arguments.pop(INJECTED_ARGUMENT)
+            with atomic():
+                summary, artifact = self.function(collection, **arguments)
+                if artifact is not None:
+                    artifact_produced.send(
+                        sender=type(collection), thread_id=collection.thread_id, tool=self.name, artifact=artifact
+                    )
+        except WorkspaceError as error:
+            return ToolResult.failure(error)
+        except Exception:
+            logger.exception("tool %s failed on thread %r", self.name, getattr(collection, "thread_id", None))
+            return ToolResult.failure(ToolFailed(f"{self.name} failed because of an error on the server"))
+        return ToolResult.success(summary, artifact)
+
+    def validate(self, args: tuple, kwargs: dict) -> dict:
+        """Map positional arguments to names, then check every argument against the model."""
+        if len(args) > len(self.positional_names):
+            raise InvalidArguments(
+                f"{self.name} takes at most {len(self.positional_names)} positional arguments, got {len(args)}"
+            )
+        arguments = dict(zip(self.positional_names, args))
+        for name in arguments.keys() & kwargs.keys():
+            raise InvalidArguments(f"argument {name!r} was given twice")
+        arguments.update(kwargs)
+        try:
+            validated = self.arguments_model.model_validate(arguments)
+        except pydantic.ValidationError as error:
+            raise InvalidArguments(_describe_errors(error, self.argument_names)) from None
+        return {name: getattr(validated, name) for name in self.argument_names}
+
+
+def workspace_tool(function: Callable | None = None) -> Callable:
+    """Declare a method of a tool collection as a tool; use it bare: ``@workspace_tool``."""
+    if not callable(function):
+        raise TypeError("@workspace_tool takes no arguments: write @workspace_tool, not @workspace_tool(...)")
+    spec = ToolSpec(function)
+
+    @functools.wraps(function)
+    def call(self, *args, **kwargs) -> dict:
+        return spec.invoke(self, args, kwargs).envelope
+
+    call.__signature__ = spec.signature
+    call.workspace_tool = spec
+    return call
+
+
+def tools_of(collection: type) -> dict[str, ToolSpec]:
+    """The tools a collection class declares (or inherits), by name, in declaration order."""
+    members = {}
+    for klass in reversed(collection.__mro__):
+        members.update(vars(klass))
+    return {
+        member.workspace_tool.name: member.workspace_tool
+        for member in members.values()
+        if isinstance(getattr(member, "workspace_tool", None), ToolSpec)
+    }
+
+
+@dataclass(frozen=True)
+class RegisteredTool:
+    collection: type
+    spec: ToolSpec
+
+    def invoke(self, thread_id: str, arguments: dict) -> ToolResult:
+        return self.spec.invoke(self.collection(thread_id), (), arguments)
+
+
+def registered_tools() -> dict[str, RegisteredTool]:
+    """Every tool of ``WORKSPACE_TOOL_COLLECTIONS``, by name; duplicates are refused."""
+    return _registry(tuple(conf.TOOL_COLLECTIONS))
+
+
+@functools.lru_cache(maxsize=8)
+def _registry(paths: tuple[str, ...]) -> dict[str, RegisteredTool]:
+    registry: dict[str, RegisteredTool] = {}
+    for path in paths:
+        collection = import_string(path)
+        for name, spec in tools_of(collection).items():
+            if name in registry:
+                raise ValueError(
+                    f"tool {name!r} is declared by both {registry[name].collection.__qualname__} "
+                    f"and {collection.__qualname__}"
+                )
+            registry[name] = RegisteredTool(collection, spec)
+    return registry
+
+
+def get_tool(name: str) -> RegisteredTool:
+    try:
+        return registered_tools()[name]
+    except KeyError:
+        raise UnknownTool(f"unknown tool {name!r}; the tools are: {', '.join(sorted(registered_tools()))}") from None
+
+
+def _describe_errors(error: pydantic.ValidationError, order: list[str]) -> str:
+    messages = []
+    for item in error.errors(include_url=False):
+        name = str(item["loc"][0]) if item["loc"] else "arguments"
+        if item["type"] == "missing":
+            messages.append(f"missing required argument {name!r}")
+        elif item["type"] == "extra_forbidden":
+            messages.append(f"unknown argument {name!r}; the arguments are: {', '.join(order)}")
+        else:
+            message = item["msg"].removeprefix("Value error, ")
+            if item["type"].endswith("_type"):
+                message += f", got {_type_name(item['input'])}"
+            messages.append(f"argument {name!r}: {message}")
+    return "; ".join(messages)
+
+
+def _type_name(value: Any) -> str:
+    names = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
+             list: "array", dict: "object"}
+    return names.get(type(value), type(value).__name__)
+
+
+def _without_titles(schema: dict) -> dict:
+    """Pydantic titles every property after its name; agents gain nothing from them."""
+    schema.pop("title", None)
+    for prop in schema.get("properties", {}).values():
+        prop.pop("title", None)
+    return schema
