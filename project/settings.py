@@ -91,6 +91,7 @@ def database_from_url(url: str) -> dict:
         # connections would leak; a pool hands connections back instead.
         database["CONN_MAX_AGE"] = 0
         database["OPTIONS"] = {
+            "server_side_binding": True,
             "pool": {
                 "min_size": 2,
                 "max_size": int(os.environ.get("DATABASE_POOL_MAX_SIZE", "20")),

@@ -1,0 +1,140 @@
+"""Median time of one 1 KB append at several document sizes, on PostgreSQL.
+
+Side by side in one run, each append on a document reset to the same size:
+- raw SQL: one ``UPDATE ... SET content = content || %s`` in autocommit,
+  the least work the database can do for an append (lz4 column, as migrated);
+- raw SQL, pglz: the same on a copy of the table left at PostgreSQL's default
+  compression, to show what the migration's lz4 buys;
+- repository: ``WorkspaceRepository.append_document`` (transaction, locking
+  UPDATE, read back of version and length);
+- tool: ``DocumentTools.append_to_document`` (adds argument validation and
+  the envelope).
+
+Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/append.py [--rounds 200]
+"""
+
+import argparse
+import os
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+# As in production: DEBUG would record every query and slow the app's side.
+os.environ.setdefault("DJANGO_DEBUG", "0")
+os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only")
+
+import django  # noqa: E402
+
+django.setup()
+
+import psycopg  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from django.db import connection  # noqa: E402
+from django.test import override_settings  # noqa: E402
+
+from workspace.repository import WorkspaceRepository  # noqa: E402
+from workspace.tools import DocumentTools  # noqa: E402
+
+SIZES = {"0": 0, "100 KB": 100_000, "1 MB": 1_000_000}
+TABLE = "workspace_workingdocument"
+PGLZ_TABLE = "bench_pglz_document"
+WORDS = "the agent drafts a plan for the user and revises each step as new facts arrive from tools".split()
+
+
+def prose(length: int, rng: random.Random) -> str:
+    """Text that compresses like a real document does (repeated words, not noise)."""
+    text = " ".join(rng.choice(WORDS) for _ in range(length // 3 + 1))
+    return text[:length]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--rounds", type=int, default=200, help="appends per method and size (default 200)")
+    rounds = parser.parse_args().rounds
+    if connection.vendor != "postgresql":
+        sys.exit("Set DATABASE_URL to a PostgreSQL database: this compares against raw PostgreSQL SQL.")
+    call_command("migrate", verbosity=0)
+
+    rng = random.Random(7)
+    chunk = prose(1000, rng)
+    base = prose(max(SIZES.values()), rng)
+    raw = psycopg.connect(os.environ["DATABASE_URL"], autocommit=True)
+    # Set-up and resets go through a connection of their own, so that no
+    # measured method gains from having just written the row itself.
+    setup = psycopg.connect(os.environ["DATABASE_URL"], autocommit=True)
+    setup.execute(f"DROP TABLE IF EXISTS {PGLZ_TABLE}")
+    setup.execute(f"CREATE TABLE {PGLZ_TABLE} (LIKE {TABLE} INCLUDING ALL)")
+    setup.execute(f"ALTER TABLE {PGLZ_TABLE} ALTER COLUMN content SET COMPRESSION pglz")
+
+    def raw_append(table: str):
+        def append(thread_id: str) -> None:
+            raw.execute(
+                f"UPDATE {table} SET content = content || %s, length = length + %s, "
+                "version = version + 1, updated_at = now() WHERE thread_id = %s",
+                (chunk, len(chunk), thread_id),
+            )
+
+        return append
+
+    methods = {
+        "raw SQL": (TABLE, raw_append(TABLE)),
+        "raw SQL, pglz": (PGLZ_TABLE, raw_append(PGLZ_TABLE)),
+        "repository": (TABLE, lambda thread_id: WorkspaceRepository.append_document(thread_id, chunk)),
+        "tool": (
+            TABLE,
+            lambda thread_id: DocumentTools(thread_id).append_to_document(
+                text=chunk, action_and_reasoning="benchmark"
+            ),
+        ),
+    }
+    for name, (table, _) in methods.items():
+        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (f"bench-{name}",))
+        setup.execute(
+            f"INSERT INTO {table} (thread_id, title, content, length, version, created_at, updated_at) "
+            "VALUES (%s, '', '', 0, 1, now(), now())",
+            (f"bench-{name}",),
+        )
+
+    results: dict[str, dict[str, float]] = {}
+    for size_name, size in SIZES.items():
+        timings: dict[str, list[float]] = {name: [] for name in methods}
+        for round_number in range(rounds):
+            order = list(methods)
+            rng.shuffle(order)  # no method always goes first (warm caches) or last
+            for name in order:
+                table, append = methods[name]
+                thread_id = f"bench-{name}"
+                setup.execute(
+                    f"UPDATE {table} SET content = %s, length = %s WHERE thread_id = %s",
+                    (base[:size], size, thread_id),
+                )
+                started = time.perf_counter()
+                append(thread_id)
+                timings[name].append(time.perf_counter() - started)
+        results[size_name] = {name: statistics.median(values) * 1000 for name, values in timings.items()}
+
+    for name, (table, _) in methods.items():
+        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (f"bench-{name}",))
+    setup.execute(f"DROP TABLE {PGLZ_TABLE}")
+
+    print(f"Median ms per 1 KB append, {rounds} rounds, PostgreSQL {connection.pg_version // 10000}")
+    header = f"{'document':>9} | " + " | ".join(f"{name:>13}" for name in methods)
+    header += " | repo/raw | repo-raw ms | pglz/raw"
+    print(header)
+    print("-" * len(header))
+    for size_name, medians in results.items():
+        row = f"{size_name:>9} | " + " | ".join(f"{medians[name]:>13.3f}" for name in methods)
+        ratio = medians["repository"] / medians["raw SQL"]
+        difference = medians["repository"] - medians["raw SQL"]
+        pglz = medians["raw SQL, pglz"] / medians["raw SQL"]
+        row += f" | {ratio:>8.2f} | {difference:>11.3f} | {pglz:>8.2f}"
+        print(row)
+
+
+if __name__ == "__main__":
+    with override_settings(WORKSPACE_MAX_DOCUMENT_CHARS=2 * max(SIZES.values())):  # room to append onto 1 MB
+        main()

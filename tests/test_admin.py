@@ -1,0 +1,92 @@
+import pytest
+from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Permission
+
+from workspace.models import WorkingDocument
+from workspace.repository import WorkspaceRepository
+
+from .conftest import stored
+
+pytestmark = pytest.mark.django_db
+
+LIST = "/admin/workspace/workingdocument/"
+
+
+@pytest.fixture
+def document():
+    WorkspaceRepository.upsert_document(
+        "thread-42", content='<script>alert("x")</script><img src=x onerror="alert(1)">', title="Evil <b>title</b>"
+    )
+    return WorkingDocument.objects.get(thread_id="thread-42")
+
+
+def staff(*permissions):
+    user = get_user_model().objects.create_user("staffer", password="pw", is_staff=True)
+    user.user_permissions.set(Permission.objects.filter(codename__in=permissions))
+    return user
+
+
+def test_the_list_shows_thread_title_length_version(client, admin_user, document):
+    client.force_login(admin_user)
+    response = client.get(LIST)
+    assert response.status_code == 200
+    page = response.content.decode()
+    assert "thread-42" in page
+    assert "Evil &lt;b&gt;title&lt;/b&gt;" in page
+    assert '<td class="field-length">57</td>' in page
+    assert '<td class="field-version">1</td>' in page
+
+
+def test_search_by_thread_id_and_title(client, admin_user, document):
+    WorkspaceRepository.upsert_document("other-thread", content="x", title="Groceries")
+    client.force_login(admin_user)
+    by_id = client.get(LIST, {"q": "thread-42"}).content.decode()
+    assert "thread-42" in by_id and "other-thread" not in by_id
+    by_title = client.get(LIST, {"q": "Groceries"}).content.decode()
+    assert "other-thread" in by_title and "thread-42" not in by_title
+
+
+def test_the_detail_shows_the_content_as_escaped_text(client, admin_user, document):
+    client.force_login(admin_user)
+    page = client.get(f"{LIST}{document.pk}/change/").content.decode()
+    assert "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;" in page
+    assert "&lt;img src=x onerror=&quot;alert(1)&quot;&gt;" in page
+    assert '<script>alert("x")' not in page
+    assert "<img src=x" not in page
+
+
+def test_staff_with_view_permission_can_view_but_not_edit(client, document):
+    client.force_login(staff("view_workingdocument"))
+    url = f"{LIST}{document.pk}/change/"
+    page = client.get(url)
+    assert page.status_code == 200
+    assert 'name="_save"' not in page.content.decode()
+
+    response = client.post(url, {"thread_id": "thread-42", "title": "hacked", "content": "hacked"})
+    assert response.status_code == 403
+    assert stored("thread-42")["title"] == "Evil <b>title</b>"
+
+
+def test_nobody_adds_or_edits_documents_in_admin_not_even_a_superuser(client, admin_user, document):
+    client.force_login(admin_user)
+    assert client.get(f"{LIST}add/").status_code == 403
+    client.post(f"{LIST}{document.pk}/change/", {"thread_id": "thread-42", "title": "x", "content": "x"})
+    assert stored("thread-42")["version"] == 1
+
+
+def test_staff_without_permission_cannot_see_documents(client, document):
+    client.force_login(staff())
+    assert client.get(LIST).status_code == 403
+    assert client.get(f"{LIST}{document.pk}/change/").status_code == 403
+
+
+def test_the_date_hierarchy_and_filter_narrow_the_list(client, admin_user, document):
+    client.force_login(admin_user)
+    year = document.updated_at.year
+    this_year = client.get(LIST, {"updated_at__year": year, "updated_at__month": document.updated_at.month})
+    assert this_year.status_code == 200 and "thread-42" in this_year.content.decode()
+    last_year = client.get(LIST, {"updated_at__year": year - 1})
+    assert last_year.status_code == 200 and "thread-42" not in last_year.content.decode()
+    midnight = document.updated_at.replace(hour=0, minute=0, second=0, microsecond=0)
+    today = client.get(LIST, {"updated_at__gte": str(midnight)})  # the filter's "Today" link
+    assert "thread-42" in today.content.decode()

@@ -1,0 +1,49 @@
+import pytest
+from django.core.checks import run_checks
+from django.test import override_settings
+
+
+def workspace_messages():
+    return {message.id: message for message in run_checks() if message.id and message.id.startswith("workspace.")}
+
+
+def test_the_demo_settings_pass():
+    assert workspace_messages() == {}
+
+
+@pytest.mark.parametrize("value", [0, -5, "1000", 1.5, True, None])
+def test_max_document_chars_must_be_a_positive_integer(value):
+    with override_settings(WORKSPACE_MAX_DOCUMENT_CHARS=value):
+        messages = workspace_messages()
+    assert set(messages) == {"workspace.E001"}
+    assert messages["workspace.E001"].hint
+
+
+@pytest.mark.parametrize("value", ["workspace.access.nope", "no_such_module.policy", 42, "workspace.conf.DEFAULTS"])
+def test_access_policy_must_name_a_callable(value):
+    with override_settings(WORKSPACE_ACCESS_POLICY=value):
+        assert set(workspace_messages()) == {"workspace.E002"}
+
+
+def test_an_unset_access_policy_is_a_warning(settings):
+    del settings.WORKSPACE_ACCESS_POLICY
+    assert set(workspace_messages()) == {"workspace.W001"}
+
+
+def test_tool_collections_must_be_a_list_of_paths():
+    with override_settings(WORKSPACE_TOOL_COLLECTIONS="workspace.tools.documents.DocumentTools"):
+        assert set(workspace_messages()) == {"workspace.E003"}
+
+
+@pytest.mark.parametrize("path", ["workspace.tools.documents.Nope", "workspace.models.WorkingDocument"])
+def test_tool_collections_must_name_classes_with_tools(path):
+    with override_settings(WORKSPACE_TOOL_COLLECTIONS=[path]):
+        assert set(workspace_messages()) == {"workspace.E004"}
+
+
+def test_a_tool_declared_twice_is_an_error():
+    path = "workspace.tools.documents.DocumentTools"
+    with override_settings(WORKSPACE_TOOL_COLLECTIONS=[path, path]):
+        messages = workspace_messages()
+    assert set(messages) == {"workspace.E005"}
+    assert "update_document" in messages["workspace.E005"].msg
