@@ -136,6 +136,9 @@ REST_FRAMEWORK = {
 }
 
 WORKSPACE_ACCESS_POLICY = "workspace.access.allow_authenticated"
+# Room for a document of 1,000,000 characters (the default limit) in a JSON
+# body, even when every character is escaped as \ud83d\ude00 (12 bytes).
+DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1_000_000 + 1024 * 1024
 
 LOGGING = {
     "version": 1,

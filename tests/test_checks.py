@@ -47,3 +47,16 @@ def test_a_tool_declared_twice_is_an_error():
         messages = workspace_messages()
     assert set(messages) == {"workspace.E005"}
     assert "update_document" in messages["workspace.E005"].msg
+
+
+def test_an_upload_limit_too_small_for_a_full_document_is_a_warning():
+    with override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=2_621_440):  # Django's default
+        messages = workspace_messages()
+    assert set(messages) == {"workspace.W002"}
+    assert "12065536" in messages["workspace.W002"].hint
+
+
+@pytest.mark.parametrize("size", [None, 12 * 1_000_000 + 64 * 1024])
+def test_an_upload_limit_that_fits_a_full_document_passes(size):
+    with override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=size):
+        assert workspace_messages() == {}

@@ -181,3 +181,25 @@ def test_a_thread_id_of_128_allowed_characters_works(api):
     response = call(api, thread_id, "append_to_document", {"text": "x", "action_and_reasoning": WHY})
     assert response.status_code == 200
     assert document(api, thread_id).json()["thread_id"] == thread_id
+
+
+def test_a_document_at_the_limit_passes_in_the_widest_json_encoding(api):
+    # ensure_ascii JSON (Python's default) spends 12 bytes on each emoji.
+    content = "😀" * 1_000_000
+    response = call(api, "wide", "update_document", {"content": content, "action_and_reasoning": WHY})
+    assert response.status_code == 200, response.content[:300]
+    assert response.json()["summary"] == "document updated (1000000 chars)"
+    too_long = call(api, "wide", "append_to_document", {"text": "😀", "action_and_reasoning": WHY})
+    assert too_long.status_code == 400
+    assert "the document would have 1000001 characters" in too_long.json()["error"]
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=1000)
+def test_a_body_over_the_hosts_upload_limit_is_400_and_says_so(api):
+    response = call(api, "t", "update_document", {"content": "x" * 2000, "action_and_reasoning": WHY})
+    assert response.status_code == 400
+    assert response.json() == {
+        "success": False,
+        "error": "the request body is larger than this server accepts (DATA_UPLOAD_MAX_MEMORY_SIZE = 1000 bytes)",
+    }
+    assert stored("t") is None

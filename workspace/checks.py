@@ -1,5 +1,6 @@
 """System checks for the ``WORKSPACE_*`` settings (``python manage.py check``)."""
 
+from django.conf import settings
 from django.core import checks
 from django.utils.module_loading import import_string
 
@@ -8,7 +9,12 @@ from .conf import conf
 
 @checks.register(checks.Tags.compatibility)
 def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
-    return [*_check_max_document_chars(), *_check_access_policy(), *_check_tool_collections()]
+    return [
+        *_check_max_document_chars(),
+        *_check_request_size(),
+        *_check_access_policy(),
+        *_check_tool_collections(),
+    ]
 
 
 def _check_max_document_chars():
@@ -18,6 +24,28 @@ def _check_max_document_chars():
             f"WORKSPACE_MAX_DOCUMENT_CHARS must be a positive integer, not {value!r}.",
             hint="Set it to the most characters a document may hold, e.g. 1_000_000.",
             id="workspace.E001",
+        )
+
+
+# JSON's widest escape of one code point, \ud83d\ude00, is 12 bytes.
+BYTES_PER_CHARACTER_IN_JSON = 12
+ROOM_FOR_OTHER_ARGUMENTS = 64 * 1024
+
+
+def needed_request_size(max_document_chars: int) -> int:
+    """Bytes of a request body that carries a document at the size limit."""
+    return BYTES_PER_CHARACTER_IN_JSON * max_document_chars + ROOM_FOR_OTHER_ARGUMENTS
+
+
+def _check_request_size():
+    max_chars = conf.MAX_DOCUMENT_CHARS
+    accepted = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+    if isinstance(max_chars, int) and accepted is not None and accepted < needed_request_size(max_chars):
+        yield checks.Warning(
+            f"DATA_UPLOAD_MAX_MEMORY_SIZE ({accepted} bytes) is too small for a request that writes a "
+            f"document of WORKSPACE_MAX_DOCUMENT_CHARS ({max_chars}) characters.",
+            hint=f"Raise it to {needed_request_size(max_chars)} bytes, or agents' large documents are refused.",
+            id="workspace.W002",
         )
 
 
@@ -45,7 +73,7 @@ def _check_access_policy():
 
 
 def _check_tool_collections():
-    from .tools.registry import _registry, tools_of
+    from .tools.registry import load_tools, tools_of
 
     paths = conf.TOOL_COLLECTIONS
     if not isinstance(paths, (list, tuple)) or not all(isinstance(path, str) for path in paths):
@@ -77,7 +105,7 @@ def _check_tool_collections():
     if not importable:
         return
     try:
-        _registry(tuple(paths))
+        load_tools(tuple(paths))
     except ValueError as error:
         yield checks.Error(
             f"WORKSPACE_TOOL_COLLECTIONS declares a tool twice: {error}.",

@@ -2,6 +2,8 @@
 
 import logging
 
+from django.conf import settings
+from django.core.exceptions import RequestDataTooBig
 from rest_framework import permissions, serializers
 from rest_framework.exceptions import APIException
 from rest_framework.negotiation import DefaultContentNegotiation
@@ -10,7 +12,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .access import can_access
-from .exceptions import InvalidArguments, ToolFailed, WorkspaceError
+from .exceptions import DocumentTooLarge, InvalidArguments, ToolFailed, WorkspaceError
 from .repository import WorkspaceRepository
 from .tools.registry import get_tool, registered_tools
 from .validation import validate_thread_id
@@ -64,6 +66,11 @@ class ToolCallView(ThreadView):
 
     def handle_exception(self, exc):
         """Whatever goes wrong, this endpoint answers with the failure envelope."""
+        if isinstance(exc, RequestDataTooBig):
+            exc = DocumentTooLarge(
+                "the request body is larger than this server accepts "
+                f"(DATA_UPLOAD_MAX_MEMORY_SIZE = {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)"
+            )
         if isinstance(exc, WorkspaceError):
             exc = _as_api_exception(exc)
         if not isinstance(exc, APIException):

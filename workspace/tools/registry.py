@@ -81,7 +81,8 @@ class ToolSpec:
         self.description = inspect.getdoc(function) or ""
         if not self.description:
             raise TypeError(f"tool {self.name!r} needs a docstring: it is the description shown to the agent")
-        parameters = list(inspect.signature(function).parameters.values())[1:]  # skip self
+        signature = inspect.signature(function)
+        parameters = list(signature.parameters.values())[1:]  # skip self
         if any(p.name == INJECTED_ARGUMENT for p in parameters):
             raise TypeError(f"tool {self.name!r} must not declare {INJECTED_ARGUMENT!r}: @workspace_tool injects it")
         hints = typing.get_type_hints(function, include_extras=True)
@@ -101,7 +102,6 @@ class ToolSpec:
         )
         self.parameters_schema = _without_titles(self.arguments_model.model_json_schema())
         injected = inspect.Parameter(INJECTED_ARGUMENT, inspect.Parameter.KEYWORD_ONLY, annotation=str)
-        signature = inspect.signature(function)
         self.signature = signature.replace(
             parameters=[*signature.parameters.values(), injected], return_annotation=dict
         )
@@ -182,11 +182,11 @@ class RegisteredTool:
 
 def registered_tools() -> dict[str, RegisteredTool]:
     """Every tool of ``WORKSPACE_TOOL_COLLECTIONS``, by name; duplicates are refused."""
-    return _registry(tuple(conf.TOOL_COLLECTIONS))
+    return load_tools(tuple(conf.TOOL_COLLECTIONS))
 
 
 @functools.lru_cache(maxsize=8)
-def _registry(paths: tuple[str, ...]) -> dict[str, RegisteredTool]:
+def load_tools(paths: tuple[str, ...]) -> dict[str, RegisteredTool]:
     registry: dict[str, RegisteredTool] = {}
     for path in paths:
         collection = import_string(path)
