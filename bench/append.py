@@ -27,9 +27,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 os.environ.setdefault("DJANGO_DEBUG", "0")
 os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only")
 
+import logging  # noqa: E402
+
 import django  # noqa: E402
 
 django.setup()
+logging.getLogger("workspace").setLevel(logging.WARNING)  # not a line per tool call
 
 import psycopg  # noqa: E402
 from django.core.management import call_command  # noqa: E402

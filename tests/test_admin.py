@@ -90,3 +90,22 @@ def test_the_date_hierarchy_and_filter_narrow_the_list(client, admin_user, docum
     midnight = document.updated_at.replace(hour=0, minute=0, second=0, microsecond=0)
     today = client.get(LIST, {"updated_at__gte": str(midnight)})  # the filter's "Today" link
     assert "thread-42" in today.content.decode()
+
+
+def test_nobody_deletes_documents_in_admin(client, admin_user, document):
+    client.force_login(admin_user)
+    assert client.get(f"{LIST}{document.pk}/delete/").status_code == 403
+    client.post(LIST, {"action": "delete_selected", "_selected_action": [document.pk], "post": "yes"})
+    assert stored("thread-42") is not None
+
+
+def test_the_list_does_not_load_the_content(client, admin_user, document):
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    client.force_login(admin_user)
+    with CaptureQueriesContext(connection) as queries:
+        assert client.get(LIST).status_code == 200
+    document_queries = [q["sql"] for q in queries.captured_queries if "workspace_workingdocument" in q["sql"]]
+    assert document_queries
+    assert not any('"content"' in sql for sql in document_queries)

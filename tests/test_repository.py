@@ -150,6 +150,15 @@ def test_nul_is_refused_on_every_backend():
     assert stored("t-1") == {"title": "", "content": "ok", "length": 2, "version": 1}
 
 
+@pytest.mark.parametrize("bad", ["\ud800", "ok \udfff"])
+def test_lone_surrogates_are_refused(bad):
+    with pytest.raises(InvalidArguments, match="content contains a lone surrogate"):
+        WorkspaceRepository.upsert_document("t-1", content=bad)
+    with pytest.raises(InvalidArguments, match="text contains a lone surrogate"):
+        WorkspaceRepository.append_document("t-1", bad)
+    assert stored("t-1") is None
+
+
 def test_title_over_255_characters_is_refused():
     WorkspaceRepository.upsert_document("t-1", content="a", title="t" * 255)
     with pytest.raises(InvalidArguments, match="title has 256 characters"):

@@ -31,3 +31,10 @@ def test_a_boolean_variable_that_is_neither_is_refused(monkeypatch):
     monkeypatch.setenv("SOME_FLAG", "maybe")
     with pytest.raises(ImproperlyConfigured, match="SOME_FLAG must be 1/0 or true/false"):
         env_bool("SOME_FLAG", True)
+
+
+def test_options_in_the_url_are_kept():
+    database = database_from_url("postgresql://app@db.example:5432/workspace?sslmode=require&connect_timeout=3")
+    assert database["OPTIONS"]["sslmode"] == "require"
+    assert database["OPTIONS"]["connect_timeout"] == 3
+    assert "pool" in database["OPTIONS"]

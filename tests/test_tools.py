@@ -38,6 +38,24 @@ class FailingTools:
         """Return an artifact."""
         return f"chart of {len(points)} points", {"kind": "chart", "points": points}
 
+    @workspace_tool
+    def tag(self, labels: dict[str, list[str]]) -> tuple[str, None]:
+        """Take nested strings."""
+        return f"{len(labels)} labels", None
+
+
+@pytest.fixture
+def announced():
+    """Every artifact_produced announcement during the test, as (thread_id, tool, artifact)."""
+    received = []
+
+    def receiver(sender, thread_id, tool, artifact, **kwargs):
+        received.append((thread_id, tool, artifact))
+
+    artifact_produced.connect(receiver)
+    yield received
+    artifact_produced.disconnect(receiver)
+
 
 def test_update_document_envelope_and_summary_count_code_points():
     tools = DocumentTools("t-1")
@@ -126,34 +144,16 @@ def test_a_refusal_after_a_write_rolls_it_back_and_says_why():
     assert stored("t-1") is None
 
 
-def test_a_returned_artifact_is_in_the_envelope_and_announced():
-    announced = []
-
-    def receiver(sender, **kwargs):
-        announced.append((kwargs["thread_id"], kwargs["tool"], kwargs["artifact"]))
-
-    artifact_produced.connect(receiver)
-    try:
-        envelope = FailingTools("t-9").make_chart(points=[1, 2], action_and_reasoning=WHY)
-    finally:
-        artifact_produced.disconnect(receiver)
+def test_a_returned_artifact_is_in_the_envelope_and_announced(announced):
+    envelope = FailingTools("t-9").make_chart(points=[1, 2], action_and_reasoning=WHY)
 
     assert envelope == {"success": True, "summary": "chart of 2 points", "artifact": {"kind": "chart", "points": [1, 2]}}
     assert announced == [("t-9", "make_chart", {"kind": "chart", "points": [1, 2]})]
 
 
-def test_document_tools_announce_no_artifact():
-    announced = []
-
-    def receiver(sender, **kwargs):
-        announced.append(kwargs)
-
-    artifact_produced.connect(receiver)
-    try:
-        DocumentTools("t-1").update_document(content="x", action_and_reasoning=WHY)
-        DocumentTools("t-1").append_to_document(text="y", action_and_reasoning=WHY)
-    finally:
-        artifact_produced.disconnect(receiver)
+def test_document_tools_announce_no_artifact(announced):
+    DocumentTools("t-1").update_document(content="x", action_and_reasoning=WHY)
+    DocumentTools("t-1").append_to_document(text="y", action_and_reasoning=WHY)
     assert announced == []
 
 
@@ -202,3 +202,23 @@ def test_a_tool_needs_a_description_and_annotations():
 def test_the_decorator_used_with_parentheses_says_how_to_use_it():
     with pytest.raises(TypeError, match="write @workspace_tool, not @workspace_tool"):
         workspace_tool()  # noqa
+
+
+def test_a_tool_that_touches_no_document_still_refuses_a_bad_thread_id(announced):
+    envelope = FailingTools("bad id!").make_chart(points=[1], action_and_reasoning=WHY)
+    assert envelope["success"] is False
+    assert "invalid thread_id 'bad id!'" in envelope["error"]
+    assert announced == []
+
+
+@pytest.mark.parametrize("labels", [{"a": ["ok", "x\x00"]}, {"a\x00": []}, {"a": ["\ud800"]}])
+def test_unstorable_strings_are_refused_however_deep(labels):
+    envelope = FailingTools("t-1").tag(labels=labels, action_and_reasoning=WHY)
+    assert envelope["success"] is False
+    assert envelope["error"].startswith("argument 'labels': contains ")
+
+
+def test_action_and_reasoning_is_logged(caplog):
+    with caplog.at_level(logging.INFO, logger="workspace"):
+        DocumentTools("t-1").append_to_document(text="x", action_and_reasoning="Noting the user's budget.")
+    assert "append_to_document on thread t-1: Noting the user's budget." in caplog.text

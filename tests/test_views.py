@@ -86,6 +86,8 @@ def test_a_body_sent_without_content_type_is_still_read_as_json(api):
         ({"text": ["x"], "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got array"),
         ({"text": "x", "colour": "red", "action_and_reasoning": WHY}, "unknown argument 'colour'"),
         ({"text": "x\u0000", "action_and_reasoning": WHY}, "argument 'text': contains the NUL character"),
+        ({"text": "x\ud800", "action_and_reasoning": WHY}, "argument 'text': contains a lone surrogate ('\\ud800')"),
+        ({"text": True, "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got boolean"),
         ({}, "missing required argument 'text'"),
         ([], "the request body must be a JSON object"),
         (["text", "x"], "the request body must be a JSON object"),
@@ -157,7 +159,7 @@ def test_title_of_255_characters_passes_and_256_fails(api):
     assert stored("t")["content"] == "a"
 
 
-BAD_THREAD_IDS = ["a%20b", "a%2Fb", "a/b", "x" * 129, "%C3%A9", "a%00b", "a%3Fb", ""]
+BAD_THREAD_IDS = ["a%20b", "a%2Fb", "a/b", "x" * 129, "%C3%A9", "a%00b", "a%3Fb", "", "a%0Ab", "%0A", "a%0D%0Ab"]
 
 
 @pytest.mark.parametrize("thread_id", BAD_THREAD_IDS)
@@ -202,4 +204,60 @@ def test_a_body_over_the_hosts_upload_limit_is_400_and_says_so(api):
         "success": False,
         "error": "the request body is larger than this server accepts (DATA_UPLOAD_MAX_MEMORY_SIZE = 1000 bytes)",
     }
+    assert stored("t") is None
+
+
+def test_deeply_nested_json_is_400(api):
+    nested = "[" * 100_000 + "]" * 100_000
+    response = api.generic(
+        "POST",
+        "/api/workspace/threads/t/tools/update_document/",
+        '{"content": %s, "action_and_reasoning": "x"}' % nested,
+        content_type="application/json",
+    )
+    assert response.status_code == 400
+    assert response.json() == {"success": False, "error": "the request body is nested too deeply"}
+
+
+def test_a_post_without_the_trailing_slash_is_served(api):
+    response = api.post(
+        "/api/workspace/threads/t/tools/append_to_document", {"text": "x", "action_and_reasoning": WHY}, format="json"
+    )
+    assert response.status_code == 200
+    assert api.get("/api/workspace/threads/t/document").json()["content"] == "x"
+
+
+@pytest.mark.parametrize("name", ["", "a%2Fb", "update_document%0A"])
+def test_odd_tool_names_are_404_with_the_envelope(api, name):
+    response = call(api, "t", name, {"action_and_reasoning": WHY})
+    assert response.status_code == 404
+    assert response.json()["success"] is False
+    assert "unknown tool" in response.json()["error"]
+
+
+@pytest.mark.parametrize("accept", ["text/html", "text/event-stream", "application/xml"])
+def test_answers_are_json_whatever_the_client_accepts(api, accept):
+    response = api.post(
+        "/api/workspace/threads/t/tools/append_to_document/",
+        json.dumps({"text": "x", "action_and_reasoning": WHY}),
+        content_type="application/json",
+        HTTP_ACCEPT=accept,
+    )
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/json"
+    assert response.json()["success"] is True
+
+
+def policy_raising_http404(user, thread_id):
+    from django.http import Http404
+
+    raise Http404("no such thread")
+
+
+@override_settings(WORKSPACE_ACCESS_POLICY="tests.test_views.policy_raising_http404")
+def test_a_policy_that_raises_http404_gives_404_on_every_endpoint(api):
+    response = call(api, "t", "append_to_document", {"text": "x", "action_and_reasoning": WHY})
+    assert response.status_code == 404
+    assert response.json() == {"success": False, "error": "no such thread"}
+    assert document(api, "t").status_code == 404
     assert stored("t") is None

@@ -6,7 +6,7 @@ from .models import WorkingDocument
 
 @admin.register(WorkingDocument)
 class WorkingDocumentAdmin(admin.ModelAdmin):
-    """Staff inspect documents here; only agents write them, through the tools,
+    """Staff inspect documents here. Only agents write them, through the tools,
     so that every change bumps the version and reaches live viewers."""
 
     list_display = ["thread_id", "title", "length", "version", "updated_at"]
@@ -16,10 +16,19 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     fields = ["thread_id", "title", "length", "version", "created_at", "updated_at", "content_as_text"]
     readonly_fields = fields
 
+    def get_queryset(self, request):
+        # The list never shows content; a page of 1 MB documents should not load it.
+        return super().get_queryset(request).defer("content")
+
     def has_add_permission(self, request) -> bool:
         return False
 
     def has_change_permission(self, request, obj=None) -> bool:
+        return False
+
+    def has_delete_permission(self, request, obj=None) -> bool:
+        # A document deleted and written again would restart at version 1,
+        # and live viewers rely on versions only ever rising.
         return False
 
     @admin.display(description="content")

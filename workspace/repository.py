@@ -16,7 +16,7 @@ from .conf import conf
 from .exceptions import DocumentNotFound, DocumentTooLarge, InvalidArguments
 from .models import WorkingDocument
 from .signals import document_changed
-from .validation import reject_nul, validate_thread_id
+from .validation import check_storable, validate_thread_id
 
 TITLE_MAX_LENGTH = WorkingDocument._meta.get_field("title").max_length
 
@@ -162,7 +162,7 @@ def _concat(thread_id: str, text: str) -> DocumentChange | None:
 def _check_text(name: str, value: object) -> None:
     if not isinstance(value, str):
         raise InvalidArguments(f"{name} must be a string, got {type(value).__name__}")
-    reject_nul(name, value)
+    check_storable(name, value)
 
 
 def _check_size(length: int, subject: str) -> None:

@@ -22,10 +22,24 @@ def validate_thread_id(thread_id: object) -> str:
     return thread_id
 
 
-def reject_nul(name: str, value: str) -> str:
-    """PostgreSQL cannot store U+0000 in text, so no backend accepts it."""
+def storage_problem(value: str) -> str | None:
+    """What keeps ``value`` from being stored the same on every backend, if anything:
+    U+0000 (PostgreSQL refuses it in text) or a lone surrogate (JSON allows
+    "\\ud800", UTF-8 does not)."""
     if "\x00" in value:
-        raise InvalidArguments(
-            f"{name} contains the NUL character (\\u0000), which cannot be stored"
+        return "contains the NUL character (\\u0000), which cannot be stored"
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return (
+            f"contains a lone surrogate ({value[error.start]!a}) at character {error.start}, "
+            "which is not text and cannot be stored"
         )
+    return None
+
+
+def check_storable(name: str, value: str) -> str:
+    problem = storage_problem(value)
+    if problem:
+        raise InvalidArguments(f"{name} {problem}")
     return value

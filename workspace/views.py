@@ -6,18 +6,30 @@ from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
 from rest_framework import permissions, serializers
 from rest_framework.exceptions import APIException
-from rest_framework.negotiation import DefaultContentNegotiation
+from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import JSONParser
+from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from .access import can_access
 from .exceptions import DocumentTooLarge, InvalidArguments, ToolFailed, WorkspaceError
 from .repository import WorkspaceRepository
-from .tools.registry import get_tool, registered_tools
+from .tools.registry import failure_envelope, get_tool, registered_tools
 from .validation import validate_thread_id
 
 logger = logging.getLogger(__name__)
+
+
+class JSONOnly(BaseContentNegotiation):
+    """Bodies are read as JSON and answers are JSON, whatever the client's
+    Content-Type (or its absence) and Accept headers say."""
+
+    def select_parser(self, request, parsers):
+        return parsers[0]
+
+    def select_renderer(self, request, renderers, format_suffix=None):
+        return renderers[0], renderers[0].media_type
 
 
 class CanAccessThread(permissions.BasePermission):
@@ -30,8 +42,10 @@ class CanAccessThread(permissions.BasePermission):
         return can_access(request.user, thread_id)
 
 
-class ThreadView(APIView):
-    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+class WorkspaceView(APIView):
+    parser_classes = [JSONParser]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JSONOnly
 
     def handle_exception(self, exc):
         if isinstance(exc, WorkspaceError):
@@ -39,49 +53,46 @@ class ThreadView(APIView):
         return super().handle_exception(exc)
 
 
-class ToolListView(APIView):
+class ToolListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated]
 
     def get(self, request):
         return Response([tool.spec.describe() for tool in registered_tools().values()])
 
 
-class AlwaysJSONBody(DefaultContentNegotiation):
-    """Tool bodies are JSON whatever Content-Type the client sent (or forgot)."""
-
-    def select_parser(self, request, parsers):
-        return parsers[0]
-
-
-class ToolCallView(ThreadView):
-    parser_classes = [JSONParser]
-    content_negotiation_class = AlwaysJSONBody
+class ToolCallView(WorkspaceView):
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
 
     def post(self, request, thread_id: str, name: str):
         tool = get_tool(name)
-        if not isinstance(request.data, dict):
+        try:
+            arguments = request.data
+        except RecursionError:
+            raise InvalidArguments("the request body is nested too deeply") from None
+        except RequestDataTooBig:
+            raise DocumentTooLarge(
+                "the request body is larger than this server accepts "
+                f"(DATA_UPLOAD_MAX_MEMORY_SIZE = {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)"
+            ) from None
+        if not isinstance(arguments, dict):
             raise InvalidArguments("the request body must be a JSON object of the tool's arguments")
-        result = tool.invoke(thread_id, request.data)
+        result = tool.invoke(thread_id, arguments)
         return Response(result.envelope, status=result.status_code)
 
     def handle_exception(self, exc):
         """Whatever goes wrong, this endpoint answers with the failure envelope."""
-        if isinstance(exc, RequestDataTooBig):
-            exc = DocumentTooLarge(
-                "the request body is larger than this server accepts "
-                f"(DATA_UPLOAD_MAX_MEMORY_SIZE = {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)"
-            )
-        if isinstance(exc, WorkspaceError):
-            exc = _as_api_exception(exc)
-        if not isinstance(exc, APIException):
-            logger.exception("tool call failed outside the tool", exc_info=exc)
-            exc = _as_api_exception(ToolFailed("the server failed to handle this call"))
-        response = super().handle_exception(exc)
-        response.data = {"success": False, "error": _detail_text(exc.detail)}
+        try:
+            response = super().handle_exception(exc)
+        except Exception:
+            logger.exception("tool call failed outside the tool")
+            response = super().handle_exception(_as_api_exception(ToolFailed("the server failed to handle this call")))
+        response.data = failure_envelope(_detail_text(response.data))
         return response
 
 
-class DocumentView(ThreadView):
+class DocumentView(WorkspaceView):
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+
     class OutputSerializer(serializers.Serializer):
         thread_id = serializers.CharField()
         title = serializers.CharField()
@@ -103,7 +114,10 @@ def _as_api_exception(error: WorkspaceError) -> APIException:
 
 
 def _detail_text(detail) -> str:
+    """DRF's error detail (``{"detail": "..."}``, or a list or dict of them) as one line."""
     if isinstance(detail, dict):
+        if set(detail) == {"detail"}:
+            return _detail_text(detail["detail"])
         return "; ".join(f"{key}: {_detail_text(value)}" for key, value in detail.items())
     if isinstance(detail, list):
         return "; ".join(_detail_text(item) for item in detail)

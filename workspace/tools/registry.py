@@ -22,7 +22,7 @@ from ..conf import conf
 from ..exceptions import InvalidArguments, ToolFailed, UnknownTool, WorkspaceError
 from ..repository import atomic
 from ..signals import artifact_produced
-from ..validation import reject_nul
+from ..validation import storage_problem, validate_thread_id
 
 logger = logging.getLogger(__name__)
 
@@ -43,19 +43,33 @@ ActionAndReasoning = Annotated[
 
 
 class ToolArguments(pydantic.BaseModel):
-    """Base of every tool's argument model: exact types, no unknown arguments, no NUL."""
+    """Base of every tool's argument model: exact types, no unknown arguments,
+    and no string, however deep, that a database cannot store."""
 
     model_config = ConfigDict(extra="forbid", strict=True)
 
     @pydantic.field_validator("*")
     @classmethod
-    def _no_nul(cls, value: Any, info: pydantic.ValidationInfo) -> Any:
-        if isinstance(value, str):
-            try:
-                reject_nul(info.field_name, value)
-            except InvalidArguments:
-                raise ValueError("contains the NUL character (\\u0000), which cannot be stored") from None
+    def _storable(cls, value: Any) -> Any:
+        for text in _strings_in(value):
+            problem = storage_problem(text)
+            if problem:
+                raise ValueError(problem)
         return value
+
+
+def _strings_in(value: Any):
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _strings_in(key)
+            yield from _strings_in(item)
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        for item in value:
+            yield from _strings_in(item)
+    elif isinstance(value, pydantic.BaseModel):
+        yield from _strings_in(value.model_dump())
 
 
 @dataclass(frozen=True)
@@ -69,7 +83,11 @@ class ToolResult:
 
     @classmethod
     def failure(cls, error: WorkspaceError) -> "ToolResult":
-        return cls({"success": False, "error": str(error)}, error.status_code)
+        return cls(failure_envelope(str(error)), error.status_code)
+
+
+def failure_envelope(error: str) -> dict:
+    return {"success": False, "error": error}
 
 
 class ToolSpec:
@@ -112,8 +130,12 @@ class ToolSpec:
     def invoke(self, collection: Any, args: tuple = (), kwargs: dict | None = None) -> ToolResult:
         """Validate, run in one transaction, and answer with the envelope; never raises."""
         try:
+            validate_thread_id(collection.thread_id)
             arguments = self.validate(args, kwargs or {})
-            arguments.pop(INJECTED_ARGUMENT)
+            # Kept in the log until the revision log stores it beside each change.
+            logger.info(
+                "%s on thread %s: %s", self.name, collection.thread_id, arguments.pop(INJECTED_ARGUMENT)
+            )
             with atomic():
                 summary, artifact = self.function(collection, **arguments)
                 if artifact is not None:
@@ -134,8 +156,9 @@ class ToolSpec:
                 f"{self.name} takes at most {len(self.positional_names)} positional arguments, got {len(args)}"
             )
         arguments = dict(zip(self.positional_names, args))
-        for name in arguments.keys() & kwargs.keys():
-            raise InvalidArguments(f"argument {name!r} was given twice")
+        given_twice = sorted(arguments.keys() & kwargs.keys())
+        if given_twice:
+            raise InvalidArguments(f"argument {given_twice[0]!r} was given twice")
         arguments.update(kwargs)
         try:
             validated = self.arguments_model.model_validate(arguments)
@@ -229,9 +252,17 @@ def _type_name(value: Any) -> str:
     return names.get(type(value), type(value).__name__)
 
 
-def _without_titles(schema: dict) -> dict:
-    """Pydantic titles every property after its name; agents gain nothing from them."""
-    schema.pop("title", None)
-    for prop in schema.get("properties", {}).values():
-        prop.pop("title", None)
+def _without_titles(schema: Any) -> Any:
+    """Pydantic titles every model and property after its name; agents gain nothing from them."""
+    if isinstance(schema, dict):
+        schema.pop("title", None)
+        for key, value in schema.items():
+            if key == "properties":
+                for prop in value.values():
+                    _without_titles(prop)
+            else:
+                _without_titles(value)
+    elif isinstance(schema, list):
+        for item in schema:
+            _without_titles(item)
     return schema
