@@ -3,6 +3,7 @@ environment (see README, "Configuration"); defaults suit development."""
 
 import os
 from pathlib import Path
+from urllib.parse import unquote, urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -42,6 +43,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "rest_framework.authtoken",
+    "django_eventstream",
     "workspace",
     "project",
 ]
@@ -143,6 +145,33 @@ REST_FRAMEWORK = {
 }
 
 WORKSPACE_ACCESS_POLICY = "workspace.access.allow_authenticated"
+LOGIN_URL = "/admin/login/"
+
+# Live events: one channel per thread, stored so that a reconnecting browser
+# gets what it missed, and fanned out through Redis when REDIS_URL is set.
+EVENTSTREAM_CHANNELMANAGER_CLASS = "workspace.events.ThreadChannelManager"
+EVENTSTREAM_STORAGE_CLASS = "django_eventstream.storage.DjangoModelStorage"
+
+
+def redis_from_url(url: str) -> dict:
+    """redis.Redis() keyword arguments from a redis:// or rediss:// URL."""
+    parts = urlsplit(url)
+    if parts.scheme not in ("redis", "rediss"):
+        raise ImproperlyConfigured(f"REDIS_URL must start with redis:// or rediss://, not {url!r}")
+    options = {"host": parts.hostname or "localhost", "port": parts.port or 6379}
+    if parts.path.strip("/"):
+        options["db"] = int(parts.path.strip("/"))
+    if parts.username:
+        options["username"] = unquote(parts.username)
+    if parts.password:
+        options["password"] = unquote(parts.password)
+    if parts.scheme == "rediss":
+        options["ssl"] = True
+    return options
+
+
+if os.environ.get("REDIS_URL"):
+    EVENTSTREAM_REDIS = redis_from_url(os.environ["REDIS_URL"])
 # Room for a document of 1,000,000 characters (the default limit) in a JSON
 # body, even when every character is escaped as \ud83d\ude00 (12 bytes).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1_000_000 + 1024 * 1024

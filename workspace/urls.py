@@ -14,4 +14,5 @@ urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tools"),
     re_path(THREAD + r"/tools/(?P<name>[\s\S]*?)/?$", views.ToolCallView.as_view(), name="tool-call"),
     re_path(THREAD + r"/document/?$", views.DocumentView.as_view(), name="document"),
+    re_path(THREAD + r"/events/?$", views.EventStreamView.as_view(), name="events"),
 ]

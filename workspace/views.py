@@ -12,6 +12,7 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from . import events
 from .access import can_access
 from .exceptions import DocumentTooLarge, InvalidArguments, ToolFailed, WorkspaceError
 from .repository import WorkspaceRepository
@@ -105,6 +106,22 @@ class DocumentView(WorkspaceView):
     def get(self, request, thread_id: str):
         document = WorkspaceRepository.get_document(thread_id)
         return Response(self.OutputSerializer(document).data)
+
+
+class EventStreamView(WorkspaceView):
+    """``text/event-stream`` of the thread's changes; the same authentication
+    (a token for programs, the session cookie for the panel) and policy."""
+
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    # Parameters that only a GRIP proxy (Pushpin) may send; django-eventstream
+    # would fail on them with a 500 here.
+    PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
+
+    def get(self, request, thread_id: str):
+        proxy_only = [name for name in self.PROXY_ONLY_PARAMETERS if name in request.GET]
+        if proxy_only:
+            raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
+        return events.stream_response(request._request, thread_id)
 
 
 def _as_api_exception(error: WorkspaceError) -> APIException:

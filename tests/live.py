@@ -1,0 +1,194 @@
+"""Real server processes and a Server-Sent Events client, for the live tests."""
+
+import http.client
+import json
+import os
+import queue
+import socket
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import quote
+
+from django.db import connection
+
+REPOSITORY = Path(__file__).resolve().parent.parent
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_database_url() -> str:
+    """The URL of the database the tests run on, for server processes to share."""
+    settings = connection.settings_dict
+    if connection.vendor == "sqlite":
+        return f"sqlite:///{settings['NAME']}"
+    user = quote(settings["USER"] or "")
+    password = f":{quote(settings['PASSWORD'])}" if settings["PASSWORD"] else ""
+    return f"postgresql://{user}{password}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+
+
+class Server:
+    """``uvicorn project.asgi:application`` in a process of its own, on the test database."""
+
+    def __init__(self, **environment: str):
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings", "DATABASE_URL": test_database_url()}
+        env.pop("REDIS_URL", None)  # one process unless the test says otherwise
+        env.update(environment)
+        self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "project.asgi:application", "--host", "127.0.0.1",
+             "--port", str(self.port), "--lifespan", "off", "--log-level", "warning"],
+            cwd=REPOSITORY, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+        )
+        self._wait_until_up()
+
+    def _wait_until_up(self, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if self.process.poll() is not None:
+                raise RuntimeError(f"server exited: {self.output()}")
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                time.sleep(0.1)
+        raise RuntimeError(f"server did not start: {self.output()}")
+
+    def output(self) -> str:
+        self.log.flush()
+        self.log.seek(0)
+        return self.log.read()
+
+    def stop(self) -> None:
+        self.process.terminate()
+        try:
+            self.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait()
+        self.log.close()
+
+    def call(self, token: str, thread_id: str, tool: str, **arguments) -> dict:
+        status, body = self.request(
+            "POST", f"/api/workspace/threads/{thread_id}/tools/{tool}/", token, json.dumps(arguments)
+        )
+        return body
+
+    def request(self, method: str, path: str, token: str | None = None, body: str | None = None):
+        request = urllib.request.Request(self.url + path, method=method, data=body.encode() if body else None)
+        request.add_header("Content-Type", "application/json")
+        if token:
+            request.add_header("Authorization", f"Token {token}")
+        try:
+            with urllib.request.urlopen(request, timeout=30) as response:
+                return response.status, json.loads(response.read())
+        except urllib.error.HTTPError as error:
+            return error.code, json.loads(error.read() or b"null")
+
+
+@dataclass
+class Event:
+    type: str
+    id: str | None
+    data: str
+
+    def json(self):
+        return json.loads(self.data)
+
+
+class EventStream:
+    """Reads a ``text/event-stream`` in a thread; events wait in a queue."""
+
+    def __init__(self, server: Server, path: str, headers: dict[str, str], paused: bool = False):
+        """``paused``: read nothing until ``resume()``, through a small receive
+        buffer, like a client on a slow link."""
+        self.connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+        if paused:
+            sock = socket.socket()
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connect: no autotuning
+            sock.settimeout(60)
+            sock.connect(("127.0.0.1", server.port))
+            self.connection.sock = sock
+        self.connection.request("GET", path, headers={"Accept": "text/event-stream", **headers})
+        self.response = self.connection.getresponse()
+        self.status = self.response.status
+        self.events: queue.Queue[Event] = queue.Queue()
+        if self.status != 200:
+            self.body = self.response.read()
+        elif not paused:
+            self.resume()
+
+    def resume(self) -> None:
+        threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        event_type, event_id, data = "message", None, []
+        try:
+            for raw in self.response:
+                line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
+                if not line:
+                    if data or event_type != "message":
+                        self.events.put(Event(event_type, event_id, "\n".join(data)))
+                    event_type, event_id, data = "message", None, []
+                elif line.startswith(":"):
+                    continue
+                else:
+                    field, _, value = line.partition(":")
+                    value = value.removeprefix(" ")
+                    if field == "event":
+                        event_type = value
+                    elif field == "id":
+                        event_id = value
+                    elif field == "data":
+                        data.append(value)
+        except (OSError, ValueError, AttributeError, http.client.HTTPException):
+            pass  # closed by close(), or by the server
+
+    def next(self, event_type: str = "document", timeout: float = 10) -> Event:
+        """The next event of ``event_type``, skipping others (stream-open, keep-alive)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                raise TimeoutError(f"no {event_type!r} event within {timeout} s")
+            try:
+                event = self.events.get(timeout=remaining)
+            except queue.Empty:
+                continue
+            if event.type == event_type:
+                return event
+
+    def collect(self, count: int, event_type: str = "document", timeout: float = 30) -> list[Event]:
+        deadline = time.monotonic() + timeout
+        return [self.next(event_type, max(0.01, deadline - time.monotonic())) for _ in range(count)]
+
+    def quiet(self, event_type: str = "document", seconds: float = 1.0) -> list[Event]:
+        """Events of ``event_type`` that arrive within ``seconds`` (expecting none)."""
+        seen = []
+        deadline = time.monotonic() + seconds
+        while (remaining := deadline - time.monotonic()) > 0:
+            try:
+                event = self.events.get(timeout=remaining)
+            except queue.Empty:
+                break
+            if event.type == event_type:
+                seen.append(event)
+        return seen
+
+    def close(self) -> None:
+        try:
+            self.connection.sock.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass
+        self.connection.close()

@@ -1,0 +1,198 @@
+"""Live document events through real server processes (uvicorn), read as a browser would."""
+
+import random
+import time
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+
+from workspace.events import channel_for
+from workspace.tools import DocumentTools
+
+from .live import EventStream, Server
+from .test_tools import FailingTools
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WHY = "Live events test."
+REDIS_URL = "redis://127.0.0.1:6379/0"
+
+
+@pytest.fixture(scope="module")
+def server(django_db_setup, django_db_blocker):
+    server = Server()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def token():
+    user = get_user_model().objects.create_user("agent", password="pw")
+    return Token.objects.create(user=user).key
+
+
+def subscribe(server, token, thread_id, **headers) -> EventStream:
+    stream = EventStream(server, f"/api/workspace/threads/{thread_id}/events/", {"Authorization": f"Token {token}", **headers})
+    assert stream.status == 200, getattr(stream, "body", b"")
+    stream.next("stream-open")
+    return stream
+
+
+def rebuild(events) -> str:
+    content = ""
+    for data in sorted((event.json() for event in events), key=lambda data: data["version"]):
+        content = content + data["text"] if data["op"] == "append" else data["content"]
+    return content
+
+
+def test_each_op_sends_its_event(server, token):
+    stream = subscribe(server, token, "ops")
+    server.call(token, "ops", "update_document", content="# Plan\n", title="Plan", action_and_reasoning=WHY)
+    server.call(token, "ops", "append_to_document", text="- step 😀", action_and_reasoning=WHY)
+
+    update, append = stream.collect(2)
+    assert update.json() == {
+        "thread_id": "ops", "version": 1, "op": "update", "title": "Plan", "length": 7, "content": "# Plan\n",
+    }
+    assert append.json() == {
+        "thread_id": "ops", "version": 2, "op": "append", "title": "Plan", "length": 15, "text": "- step 😀",
+    }
+    assert append.id.endswith(":2") and update.id.endswith(":1")
+    stream.close()
+
+
+def test_replaying_the_events_rebuilds_the_stored_content(server, token):
+    stream = subscribe(server, token, "mix")
+    rng = random.Random(3)
+    for step in range(40):
+        if rng.random() < 0.25:
+            server.call(token, "mix", "update_document", content=f"reset {step}\n", action_and_reasoning=WHY)
+        else:
+            server.call(token, "mix", "append_to_document", text=f"line {step} {'é' * rng.randint(0, 5)}\n", action_and_reasoning=WHY)
+
+    events = stream.collect(40)
+    status, document = server.request("GET", "/api/workspace/threads/mix/document/", token)
+    assert [event.json()["version"] for event in events] == list(range(1, 41))
+    assert rebuild(events) == document["content"]
+    assert events[-1].json()["length"] == document["length"]
+    stream.close()
+
+
+def test_a_failed_call_sends_nothing_and_document_tools_send_no_artifact(server, token):
+    stream = subscribe(server, token, "fail")
+    server.call(token, "fail", "append_to_document", text="ok", action_and_reasoning=WHY)
+    assert stream.next().json()["version"] == 1
+
+    failure = server.call(token, "fail", "append_to_document", text=5, action_and_reasoning=WHY)
+    too_big = server.call(token, "fail", "update_document", content="x" * 1_000_001, action_and_reasoning=WHY)
+    assert failure["success"] is False and too_big["success"] is False
+    assert stream.quiet(seconds=1) == []
+
+    server.call(token, "fail", "append_to_document", text="!", action_and_reasoning=WHY)
+    assert stream.next().json()["version"] == 2
+    assert stream.quiet("artifact", seconds=0.5) == []
+    stream.close()
+
+
+def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(server, token):
+    stream = subscribe(server, token, "art")
+    server.call(token, "art", "append_to_document", text="a", action_and_reasoning=WHY)
+    first = stream.next()
+    stream.close()
+
+    # Written in this process: no live fan-out without Redis, so the
+    # reconnect with Last-Event-ID replays what the storage holds.
+    assert FailingTools("art").append_then_crash(text="lost", action_and_reasoning=WHY)["success"] is False
+    assert FailingTools("art").make_chart(points=[3, 1], action_and_reasoning=WHY)["success"] is True
+    DocumentTools("art").append_to_document(text="b", action_and_reasoning=WHY)
+
+    replay = subscribe(server, token, "art", **{"Last-Event-ID": first.id})
+    artifact = replay.next("artifact")
+    assert artifact.json() == {"tool": "make_chart", "artifact": {"kind": "chart", "points": [3, 1]}}
+    assert replay.next().json() == {"thread_id": "art", "version": 2, "op": "append", "title": "", "length": 2, "text": "b"}
+    replay.close()
+
+
+def test_reconnecting_with_last_event_id_delivers_what_was_missed(server, token):
+    stream = subscribe(server, token, "gap")
+    server.call(token, "gap", "append_to_document", text="1", action_and_reasoning=WHY)
+    last_seen = stream.next()
+    stream.close()
+
+    for text in ("2", "3", "4"):
+        server.call(token, "gap", "append_to_document", text=text, action_and_reasoning=WHY)
+
+    again = subscribe(server, token, "gap", **{"Last-Event-ID": last_seen.id})
+    missed = again.collect(3)
+    assert [(event.json()["version"], event.json()["text"]) for event in missed] == [(2, "2"), (3, "3"), (4, "4")]
+    assert again.quiet(seconds=0.5) == []
+    again.close()
+
+
+def test_an_unknown_last_event_id_gets_a_stream_reset(server, token):
+    server.call(token, "old", "append_to_document", text="x", action_and_reasoning=WHY)
+    stream = subscribe(server, token, "old", **{"Last-Event-ID": f"{channel_for('old')}:999"})
+    reset = stream.next("stream-reset")
+    assert reset.json() == {"channels": [channel_for("old")]}
+    stream.close()
+
+
+def test_a_burst_of_500_appends_arrives_whole_in_order(server, token):
+    stream = subscribe(server, token, "burst")
+    for n in range(500):
+        assert server.call(token, "burst", "append_to_document", text=f"{n},", action_and_reasoning=WHY)["success"]
+
+    events = stream.collect(500, timeout=60)
+    versions = [event.json()["version"] for event in events]
+    assert versions == list(range(1, 501))
+    assert rebuild(events) == "".join(f"{n}," for n in range(500))
+    assert stream.quiet(seconds=0.5) == []
+    stream.close()
+
+
+def test_a_subscriber_that_falls_behind_recovers_every_event_from_storage(server, token):
+    # django-eventstream queues 10 events per listener; past that it drops
+    # them and must read the rest back from storage.
+    stream = EventStream(server, "/api/workspace/threads/slow/events/", {"Authorization": f"Token {token}"}, paused=True)
+    assert stream.status == 200
+    for n in range(120):
+        content = f"{n:03d}" + "x" * 60_000
+        assert server.call(token, "slow", "update_document", content=content, action_and_reasoning=WHY)["success"]
+
+    stream.resume()
+    events = stream.collect(120, timeout=60)
+    assert [event.json()["version"] for event in events] == list(range(1, 121))
+    assert [event.json()["content"][:3] for event in events] == [f"{n:03d}" for n in range(120)]
+    assert stream.quiet(seconds=0.5) == []
+    stream.close()
+
+
+def test_two_processes_share_events_through_redis(token):
+    writer, reader = Server(REDIS_URL=REDIS_URL), Server(REDIS_URL=REDIS_URL)
+    try:
+        stream = subscribe(reader, token, "fanout")
+        delays = []
+        for n in range(5):
+            started = time.monotonic()
+            writer.call(token, "fanout", "append_to_document", text=f"{n}", action_and_reasoning=WHY)
+            event = stream.next(timeout=1)
+            delays.append(time.monotonic() - started)
+            assert event.json()["version"] == n + 1
+        assert max(delays) < 1
+        stream.close()
+    finally:
+        writer.stop()
+        reader.stop()
+
+
+@pytest.mark.parametrize("authorization", [None, "Token 0000000000000000000000000000000000000000"])
+def test_anonymous_subscribers_are_refused(server, authorization):
+    stream = EventStream(server, "/api/workspace/threads/t/events/", {"Authorization": authorization} if authorization else {})
+    assert stream.status == 401
+    assert b"workspace.thread" not in stream.body
+
+
+def test_a_bad_thread_id_is_400_on_the_stream(server, token):
+    stream = EventStream(server, "/api/workspace/threads/a%2Fb/events/", {"Authorization": f"Token {token}"})
+    assert stream.status == 400
