@@ -150,7 +150,7 @@ LOGIN_URL = "/admin/login/"
 # Live events: one channel per thread, stored so that a reconnecting browser
 # gets what it missed, and fanned out through Redis when REDIS_URL is set.
 EVENTSTREAM_CHANNELMANAGER_CLASS = "workspace.events.ThreadChannelManager"
-EVENTSTREAM_STORAGE_CLASS = "django_eventstream.storage.DjangoModelStorage"
+EVENTSTREAM_STORAGE_CLASS = "workspace.events.ThreadEventStorage"
 
 
 def redis_from_url(url: str) -> dict:

@@ -6,4 +6,5 @@ urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
     path("api/workspace/", include("workspace.urls")),
+    path("workspace/", include("workspace.panel_urls")),
 ]

@@ -11,6 +11,16 @@ requires_postgresql = pytest.mark.skipif(
 )
 
 
+@pytest.fixture(scope="module")
+def server(django_db_setup):
+    """A real uvicorn process on the test database (tests using it need transaction=True)."""
+    from .live import Server
+
+    server = Server()
+    yield server
+    server.stop()
+
+
 @pytest.fixture
 def user(db):
     return get_user_model().objects.create_user("agent-owner", password="pw")

@@ -11,6 +11,7 @@ BODY = {"text": "secret", "action_and_reasoning": WHY}
 ENDPOINTS = [
     ("get", "/api/workspace/tools/"),
     ("get", "/api/workspace/threads/t/document/"),
+    ("get", "/api/workspace/threads/t/events/"),
     ("post", "/api/workspace/threads/t/tools/append_to_document/"),
     ("post", "/api/workspace/threads/t/tools/no_such_tool/"),
 ]
@@ -68,6 +69,7 @@ def test_the_policy_decides_per_thread(api):
 
     assert api.get("/api/workspace/threads/mine/document/").status_code == 200
     assert api.get("/api/workspace/threads/theirs/document/").status_code == 403
+    assert api.get("/api/workspace/threads/theirs/events/").status_code == 403
 
 
 @pytest.mark.parametrize(
@@ -84,6 +86,7 @@ def test_without_a_policy_setting_every_thread_is_denied(api, settings):
     del settings.WORKSPACE_ACCESS_POLICY
     assert api.post("/api/workspace/threads/t/tools/append_to_document/", BODY, format="json").status_code == 403
     assert api.get("/api/workspace/threads/t/document/").status_code == 403
+    assert api.get("/api/workspace/threads/t/events/").status_code == 403
 
 
 def test_a_logged_in_browser_session_can_read_the_document(user, existing_document):
@@ -95,3 +98,22 @@ def test_a_logged_in_browser_session_can_read_the_document(user, existing_docume
     assert response.status_code == 403
     assert "CSRF" in response.json()["error"]
     assert stored("t")["content"] == "private"
+
+
+@override_settings(WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
+def test_the_channel_manager_applies_the_policy_to_every_read(user):
+    from workspace.events import ThreadChannelManager, channel_for
+
+    manager = ThreadChannelManager()
+    assert manager.can_read_channel(user, channel_for("mine")) is True
+    assert manager.can_read_channel(user, channel_for("theirs")) is False
+    assert manager.can_read_channel(None, channel_for("mine")) is False  # anonymous
+    assert manager.can_read_channel(user, "some-other-channel") is False
+    assert manager.is_channel_reliable(channel_for("mine")) is True
+
+
+@pytest.mark.parametrize("parameter", ["recover=true", "es-meta=x", "link=next"])
+def test_stream_parameters_meant_for_a_proxy_are_refused(api, parameter):
+    response = api.get(f"/api/workspace/threads/t/events/?{parameter}")
+    assert response.status_code == 400
+    assert "unsupported query parameter" in response.json()["detail"]

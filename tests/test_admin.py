@@ -109,3 +109,9 @@ def test_the_list_does_not_load_the_content(client, admin_user, document):
     document_queries = [q["sql"] for q in queries.captured_queries if "workspace_workingdocument" in q["sql"]]
     assert document_queries
     assert not any('"content"' in sql for sql in document_queries)
+
+
+def test_the_detail_links_to_the_live_panel(client, admin_user, document):
+    client.force_login(admin_user)
+    page = client.get(f"{LIST}{document.pk}/change/").content.decode()
+    assert '<a href="/workspace/threads/thread-42/">Watch this document live</a>' in page

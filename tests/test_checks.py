@@ -60,3 +60,18 @@ def test_an_upload_limit_too_small_for_a_full_document_is_a_warning():
 def test_an_upload_limit_that_fits_a_full_document_passes(size):
     with override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=size):
         assert workspace_messages() == {}
+
+
+def test_event_streams_without_the_policy_are_an_error(settings):
+    del settings.EVENTSTREAM_CHANNELMANAGER_CLASS
+    assert set(workspace_messages()) == {"workspace.E007"}
+
+
+def test_event_storage_other_than_the_workspace_one_is_a_warning(settings):
+    settings.EVENTSTREAM_STORAGE_CLASS = "django_eventstream.storage.DjangoModelStorage"
+    assert set(workspace_messages()) == {"workspace.W003"}
+
+
+def test_live_events_need_django_eventstream_installed(settings):
+    settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "django_eventstream"]
+    assert "workspace.E006" in workspace_messages()

@@ -4,12 +4,11 @@ import random
 import time
 
 import pytest
-from django.contrib.auth import get_user_model
-from rest_framework.authtoken.models import Token
 
 from workspace.events import channel_for
 from workspace.tools import DocumentTools
 
+from .conftest import requires_postgresql
 from .live import EventStream, Server
 from .test_tools import FailingTools
 
@@ -17,19 +16,6 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live events test."
 REDIS_URL = "redis://127.0.0.1:6379/0"
-
-
-@pytest.fixture(scope="module")
-def server(django_db_setup, django_db_blocker):
-    server = Server()
-    yield server
-    server.stop()
-
-
-@pytest.fixture
-def token():
-    user = get_user_model().objects.create_user("agent", password="pw")
-    return Token.objects.create(user=user).key
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:
@@ -184,6 +170,21 @@ def test_two_processes_share_events_through_redis(token):
     finally:
         writer.stop()
         reader.stop()
+
+
+@requires_postgresql
+def test_open_streams_do_not_hold_database_connections(token):
+    server = Server(DATABASE_POOL_MAX_SIZE="2")
+    try:
+        streams = [subscribe(server, token, f"pool-{n}") for n in range(6)]
+        started = time.monotonic()
+        assert server.call(token, "pool-0", "append_to_document", text="x", action_and_reasoning=WHY)["success"]
+        assert time.monotonic() - started < 2
+        assert streams[0].next(timeout=5).json()["version"] == 1
+        for stream in streams:
+            stream.close()
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize("authorization", [None, "Token 0000000000000000000000000000000000000000"])

@@ -1,4 +1,5 @@
 from django.contrib import admin
+from django.urls import NoReverseMatch, reverse
 from django.utils.html import format_html
 
 from .models import WorkingDocument
@@ -13,7 +14,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     search_fields = ["thread_id", "title"]
     list_filter = ["updated_at"]
     date_hierarchy = "updated_at"
-    fields = ["thread_id", "title", "length", "version", "created_at", "updated_at", "content_as_text"]
+    fields = ["thread_id", "title", "length", "version", "created_at", "updated_at", "live_panel", "content_as_text"]
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -30,6 +31,14 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         # A document deleted and written again would restart at version 1,
         # and live viewers rely on versions only ever rising.
         return False
+
+    @admin.display(description="live panel")
+    def live_panel(self, document: WorkingDocument) -> str:
+        try:
+            url = reverse("workspace_panel:thread", args=[document.thread_id])
+        except NoReverseMatch:  # the host did not include workspace.panel_urls
+            return "-"
+        return format_html('<a href="{}">Watch this document live</a>', url)
 
     @admin.display(description="content")
     def content_as_text(self, document: WorkingDocument) -> str:

@@ -10,11 +10,38 @@ from .conf import conf
 @checks.register(checks.Tags.compatibility)
 def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     return [
+        *_check_event_settings(),
         *_check_max_document_chars(),
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
     ]
+
+
+def _check_event_settings():
+    from django.apps import apps
+
+    from .events import CHANNEL_MANAGER, STORAGE
+
+    if not apps.is_installed("django_eventstream"):
+        yield checks.Error(
+            "'django_eventstream' is not in INSTALLED_APPS; live events need its tables.",
+            hint="Add 'django_eventstream' to INSTALLED_APPS and run migrate.",
+            id="workspace.E006",
+        )
+    if getattr(settings, "EVENTSTREAM_CHANNELMANAGER_CLASS", None) != CHANNEL_MANAGER:
+        yield checks.Error(
+            "EVENTSTREAM_CHANNELMANAGER_CLASS does not apply the workspace access policy to event streams.",
+            hint=f"Set EVENTSTREAM_CHANNELMANAGER_CLASS = {CHANNEL_MANAGER!r}.",
+            id="workspace.E007",
+        )
+    if getattr(settings, "EVENTSTREAM_STORAGE_CLASS", None) != STORAGE:
+        yield checks.Warning(
+            "EVENTSTREAM_STORAGE_CLASS is not the workspace's storage: reconnecting viewers may miss "
+            "events, or every open stream may hold a database connection.",
+            hint=f"Set EVENTSTREAM_STORAGE_CLASS = {STORAGE!r}.",
+            id="workspace.W003",
+        )
 
 
 def _check_max_document_chars():

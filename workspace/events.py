@@ -8,10 +8,11 @@ gets what it missed) and, with Redis, fans it out to every server process.
 import functools
 import logging
 
-from django.db import router, transaction
+from django.db import close_old_connections, router, transaction
 from django.dispatch import receiver
 from django_eventstream import send_event
 from django_eventstream.channelmanager import ChannelManagerBase
+from django_eventstream.storage import DjangoModelStorage
 from django_eventstream.views import events as eventstream_view
 
 from .access import can_access
@@ -23,6 +24,7 @@ logger = logging.getLogger(__name__)
 
 CHANNEL_PREFIX = "workspace.thread."
 CHANNEL_MANAGER = "workspace.events.ThreadChannelManager"
+STORAGE = "workspace.events.ThreadEventStorage"
 
 
 def channel_for(thread_id: str) -> str:
@@ -80,7 +82,27 @@ class ThreadChannelManager(ChannelManagerBase):
         return True
 
 
+class ThreadEventStorage(DjangoModelStorage):
+    """django-eventstream's database storage, giving its connection back after
+    each read: an open stream would otherwise hold a pooled connection for as
+    long as the browser stays, and a few dozen viewers would starve the API."""
+
+    def get_events(self, channel, last_id, limit=100):
+        try:
+            return super().get_events(channel, last_id, limit=limit)
+        finally:
+            close_old_connections()
+
+    def get_current_id(self, channel):
+        try:
+            return super().get_current_id(channel)
+        finally:
+            close_old_connections()
+
+
 def stream_response(request, thread_id: str):
     """The ``text/event-stream`` response of one thread's channel, for an
     authenticated Django request whose access was already checked."""
-    return eventstream_view(request, channels=[channel_for(thread_id)])
+    response = eventstream_view(request, channels=[channel_for(thread_id)])
+    close_old_connections()  # authentication is done; the stream reads through the storage
+    return response

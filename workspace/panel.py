@@ -1,0 +1,39 @@
+"""The live panel: one thread's document, kept current in the browser over SSE."""
+
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.http import HttpResponseBadRequest
+from django.shortcuts import render
+from django.urls import reverse
+
+from .access import can_access
+from .exceptions import InvalidThreadId
+from .validation import validate_thread_id
+
+# Documents are written by agents and untrusted: the page runs only its own
+# script and loads nothing else, whatever a document contains.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
+)
+
+
+@login_required
+def thread_panel(request, thread_id: str):
+    try:
+        validate_thread_id(thread_id)
+    except InvalidThreadId as error:
+        return HttpResponseBadRequest(str(error), content_type="text/plain")
+    if not can_access(request.user, thread_id):
+        raise PermissionDenied("You may not use this thread.")
+    response = render(
+        request,
+        "workspace/panel.html",
+        {
+            "thread_id": thread_id,
+            "document_url": reverse("workspace:document", args=[thread_id]),
+            "events_url": reverse("workspace:events", args=[thread_id]),
+        },
+    )
+    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    return response
