@@ -37,18 +37,26 @@ def test_database_url() -> str:
 
 
 class Server:
-    """``uvicorn project.asgi:application`` in a process of its own, on the test database."""
+    """A server process (``command``: by default uvicorn as the README runs it;
+    ``{port}`` stands for a free port) on the test database, or on ``database_url``."""
 
-    def __init__(self, **environment: str):
+    UVICORN = ["uvicorn", "project.asgi:application", "--lifespan", "off", "--host", "127.0.0.1", "--port", "{port}",
+               "--log-level", "warning"]
+    GUNICORN = ["gunicorn", "project.wsgi:application", "--bind", "127.0.0.1:{port}", "--log-level", "warning"]
+
+    def __init__(self, database_url: str | None = None, command: list[str] | None = None, **environment: str):
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
-        env = {**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings", "DATABASE_URL": test_database_url()}
+        env = {
+            **os.environ,
+            "DJANGO_SETTINGS_MODULE": "project.settings",
+            "DATABASE_URL": database_url or test_database_url(),
+        }
         env.pop("REDIS_URL", None)  # one process unless the test says otherwise
         env.update(environment)
         self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "project.asgi:application", "--host", "127.0.0.1",
-             "--port", str(self.port), "--lifespan", "off", "--log-level", "warning"],
+            [sys.executable, "-m", *(part.format(port=self.port) for part in command or self.UVICORN)],
             cwd=REPOSITORY, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         self._wait_until_up()
@@ -102,6 +110,7 @@ class Event:
     type: str
     id: str | None
     data: str
+    received_at: float  # time.monotonic() when its last line arrived
 
     def json(self):
         return json.loads(self.data)
@@ -139,7 +148,7 @@ class EventStream:
                 line = raw.decode("utf-8").rstrip("\n").rstrip("\r")
                 if not line:
                     if data or event_type != "message":
-                        self.events.put(Event(event_type, event_id, "\n".join(data)))
+                        self.events.put(Event(event_type, event_id, "\n".join(data), time.monotonic()))
                     event_type, event_id, data = "message", None, []
                 elif line.startswith(":"):
                     continue

@@ -154,8 +154,12 @@ def test_a_subscriber_that_falls_behind_recovers_every_event_from_storage(server
     stream.close()
 
 
-def test_two_processes_share_events_through_redis(token):
-    writer, reader = Server(REDIS_URL=REDIS_URL), Server(REDIS_URL=REDIS_URL)
+@pytest.mark.parametrize(
+    "writer_command", [Server.UVICORN, Server.GUNICORN], ids=["API on uvicorn", "API on gunicorn (WSGI)"]
+)
+def test_two_processes_share_events_through_redis(token, writer_command):
+    writer = Server(command=writer_command, REDIS_URL=REDIS_URL)
+    reader = Server(REDIS_URL=REDIS_URL)
     try:
         stream = subscribe(reader, token, "fanout")
         delays = []

@@ -1,0 +1,103 @@
+"""Delay from a committed change to a subscriber holding its event.
+
+Starts real server processes (uvicorn, as the README runs it) on the
+database of DATABASE_URL, subscribes to a thread's event stream, and makes
+200 appends through the API one after another, side by side:
+- one process: the writer and the subscriber on the same server;
+- two processes: writing through one, subscribed to the other, joined by
+  Redis (REDIS_URL, default redis://127.0.0.1:6379/0);
+- the split deployment: the API on gunicorn (WSGI), the stream on uvicorn.
+
+The commit happens while the append request is served, so each delay is
+shown from both ends of that request: from sending it (an upper bound) and
+from its answer (a lower bound; below zero when the event overtook the answer).
+
+Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/events.py [--events 200]
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+import uuid
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+
+import django  # noqa: E402
+
+django.setup()
+
+from django.contrib.auth import get_user_model  # noqa: E402
+from django.core.management import call_command  # noqa: E402
+from rest_framework.authtoken.models import Token  # noqa: E402
+
+from tests.live import EventStream, Server  # noqa: E402
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+def measure(writer: Server, reader: Server, token: str, count: int) -> tuple[list[float], list[float]]:
+    thread_id = f"bench-{uuid.uuid4().hex[:12]}"
+    stream = EventStream(reader, f"/api/workspace/threads/{thread_id}/events/", {"Authorization": f"Token {token}"})
+    assert stream.status == 200, stream.body
+    stream.next("stream-open")
+    from_request, from_answer = [], []
+    for n in range(count):
+        sent = time.monotonic()
+        envelope = writer.call(token, thread_id, "append_to_document", text=f"chunk {n}\n", action_and_reasoning="bench")
+        answered = time.monotonic()
+        assert envelope["success"], envelope
+        event = stream.next(timeout=10)
+        assert event.json()["version"] == n + 1, event.data
+        from_request.append((event.received_at - sent) * 1000)
+        from_answer.append((event.received_at - answered) * 1000)
+    stream.close()
+    return from_request, from_answer
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--events", type=int, default=200)
+    count = parser.parse_args().events
+    database_url = os.environ.get("DATABASE_URL")
+    if not database_url:
+        sys.exit("Set DATABASE_URL (the server processes must share the database).")
+    redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
+    call_command("migrate", verbosity=0)
+    user, _ = get_user_model().objects.get_or_create(username="bench-events")
+    token = Token.objects.get_or_create(user=user)[0].key
+
+    rows = {}
+    single = Server(database_url=database_url)
+    try:
+        rows["one process"] = measure(single, single, token, count)
+    finally:
+        single.stop()
+    for name, writer_command in (("two uvicorn + Redis", Server.UVICORN), ("gunicorn API + uvicorn", Server.GUNICORN)):
+        writer = Server(database_url=database_url, command=writer_command, REDIS_URL=redis_url)
+        reader = Server(database_url=database_url, REDIS_URL=redis_url)
+        try:
+            rows[name] = measure(writer, reader, token, count)
+        finally:
+            writer.stop()
+            reader.stop()
+
+    print(f"Delay until the subscriber has the event, ms, {count} appends each")
+    header = f"{'':>22} | {'from request: median':>20} | {'p99':>7} | {'from answer: median':>19} | {'p99':>7}"
+    print(header)
+    print("-" * len(header))
+    for name, (from_request, from_answer) in rows.items():
+        print(
+            f"{name:>22} | {statistics.median(from_request):>20.2f} | {percentile(from_request, 0.99):>7.2f} | "
+            f"{statistics.median(from_answer):>19.2f} | {percentile(from_answer, 0.99):>7.2f}"
+        )
+
+
+if __name__ == "__main__":
+    main()
