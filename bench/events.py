@@ -18,23 +18,12 @@ Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/e
 import argparse
 import os
 import statistics
-import sys
 import time
 import uuid
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+from live_setup import database_and_token
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
-
-from tests.live import EventStream, Server  # noqa: E402
+from tests.live import EventStream, Server
 
 
 def percentile(values: list[float], fraction: float) -> float:
@@ -65,13 +54,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--events", type=int, default=200)
     count = parser.parse_args().events
-    database_url = os.environ.get("DATABASE_URL")
-    if not database_url:
-        sys.exit("Set DATABASE_URL (the server processes must share the database).")
+    database_url, token = database_and_token("bench-events")
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
-    call_command("migrate", verbosity=0)
-    user, _ = get_user_model().objects.get_or_create(username="bench-events")
-    token = Token.objects.get_or_create(user=user)[0].key
 
     rows = {}
     single = Server(database_url=database_url)

@@ -11,26 +11,14 @@ Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/s
 
 import argparse
 import http.client
-import os
 import statistics
-import sys
 import threading
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+from live_setup import database_and_token
 
-import django  # noqa: E402
-
-django.setup()
-
-from django.contrib.auth import get_user_model  # noqa: E402
-from django.core.management import call_command  # noqa: E402
-from rest_framework.authtoken.models import Token  # noqa: E402
-
-from tests.live import Server  # noqa: E402
-from workspace.repository import WorkspaceRepository  # noqa: E402
+from tests.live import Server
+from workspace.repository import WorkspaceRepository
 
 CANDIDATES = {
     "uvicorn ASGI, 1 process (README)": Server.UVICORN,
@@ -68,12 +56,8 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5)
     seconds = parser.parse_args().seconds
-    database_url = os.environ.get("DATABASE_URL")
-    if not database_url:
-        sys.exit("Set DATABASE_URL (the server processes must share the database).")
-    call_command("migrate", verbosity=0)
-    user, _ = get_user_model().objects.get_or_create(username="bench-servers")
-    headers = {"Authorization": f"Token {Token.objects.get_or_create(user=user)[0].key}"}
+    database_url, token = database_and_token("bench-servers")
+    headers = {"Authorization": f"Token {token}"}
     WorkspaceRepository.upsert_document("bench-servers", content="x" * 2000, title="bench")
 
     print(f"GET a 2 KB document, {seconds:g} s a run, kept-alive connections")

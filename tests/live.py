@@ -44,8 +44,10 @@ class Server:
                "--log-level", "warning"]
     GUNICORN = ["gunicorn", "project.wsgi:application", "--bind", "127.0.0.1:{port}", "--log-level", "warning"]
 
-    def __init__(self, database_url: str | None = None, command: list[str] | None = None, **environment: str):
-        self.port = free_port()
+    def __init__(
+        self, database_url: str | None = None, command: list[str] | None = None, port: int | None = None, **environment: str
+    ):
+        self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         env = {
             **os.environ,

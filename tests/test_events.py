@@ -25,6 +25,15 @@ def subscribe(server, token, thread_id, **headers) -> EventStream:
     return stream
 
 
+def last_event_id(server, token, thread_id) -> str:
+    """Subscribe, append once, and leave: the id a reconnecting client sends back."""
+    stream = subscribe(server, token, thread_id)
+    server.call(token, thread_id, "append_to_document", text="1", action_and_reasoning=WHY)
+    event_id = stream.next().id
+    stream.close()
+    return event_id
+
+
 def rebuild(events) -> str:
     content = ""
     for data in sorted((event.json() for event in events), key=lambda data: data["version"]):
@@ -82,10 +91,7 @@ def test_a_failed_call_sends_nothing_and_document_tools_send_no_artifact(server,
 
 
 def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(server, token):
-    stream = subscribe(server, token, "art")
-    server.call(token, "art", "append_to_document", text="a", action_and_reasoning=WHY)
-    first = stream.next()
-    stream.close()
+    seen = last_event_id(server, token, "art")
 
     # Written in this process: no live fan-out without Redis, so the
     # reconnect with Last-Event-ID replays what the storage holds.
@@ -93,7 +99,7 @@ def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(s
     assert FailingTools("art").make_chart(points=[3, 1], action_and_reasoning=WHY)["success"] is True
     DocumentTools("art").append_to_document(text="b", action_and_reasoning=WHY)
 
-    replay = subscribe(server, token, "art", **{"Last-Event-ID": first.id})
+    replay = subscribe(server, token, "art", **{"Last-Event-ID": seen})
     artifact = replay.next("artifact")
     assert artifact.json() == {"tool": "make_chart", "artifact": {"kind": "chart", "points": [3, 1]}}
     assert replay.next().json() == {"thread_id": "art", "version": 2, "op": "append", "title": "", "length": 2, "text": "b"}
@@ -101,15 +107,11 @@ def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(s
 
 
 def test_reconnecting_with_last_event_id_delivers_what_was_missed(server, token):
-    stream = subscribe(server, token, "gap")
-    server.call(token, "gap", "append_to_document", text="1", action_and_reasoning=WHY)
-    last_seen = stream.next()
-    stream.close()
-
+    seen = last_event_id(server, token, "gap")
     for text in ("2", "3", "4"):
         server.call(token, "gap", "append_to_document", text=text, action_and_reasoning=WHY)
 
-    again = subscribe(server, token, "gap", **{"Last-Event-ID": last_seen.id})
+    again = subscribe(server, token, "gap", **{"Last-Event-ID": seen})
     missed = again.collect(3)
     assert [(event.json()["version"], event.json()["text"]) for event in missed] == [(2, "2"), (3, "3"), (4, "4")]
     assert again.quiet(seconds=0.5) == []

@@ -18,7 +18,8 @@ if not os.path.exists(CHROMIUM):
         raise RuntimeError(f"no Chromium at {CHROMIUM}: install Debian's chromium package")
     pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
 
-sync_playwright = pytest.importorskip("playwright.sync_api").sync_playwright
+playwright_api = pytest.importorskip("playwright.sync_api")
+sync_playwright, expect = playwright_api.sync_playwright, playwright_api.expect
 
 
 @pytest.fixture
@@ -32,37 +33,50 @@ def staff_token(user):
     return Token.objects.create(user=user).key
 
 
+def launch(playwright):
+    return playwright.chromium.launch(
+        executable_path=CHROMIUM,
+        args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+              "--disable-quic", "--disable-component-update", "--disable-sync"],
+    )
+
+
+def open_panel(page, server, thread_id):
+    page.goto(f"{server.url}/workspace/threads/{thread_id}/")
+    page.fill("#id_username", "agent-owner")
+    page.fill("#id_password", "pw")
+    page.click("input[type=submit]")
+    page.wait_for_url(f"{server.url}/workspace/threads/{thread_id}/")
+    page.wait_for_selector("#status.live")
+
+
+def wait_for_version(page, version: int):
+    # A locator, not wait_for_function: the page's CSP forbids evaluating strings.
+    expect(page.locator("#version")).to_have_text(str(version), timeout=15_000)
+
+
 def test_the_panel_shows_every_change_live_and_content_only_as_text(server, staff_token):
     server.call(staff_token, "live-1", "update_document", content="first\n", title="Plan", action_and_reasoning=WHY)
     dialogs = []
     # No database work from here on: Playwright's event loop would make Django refuse it.
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=CHROMIUM,
-            args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-                  "--disable-quic", "--disable-component-update", "--disable-sync"],
-        )
+        browser = launch(playwright)
         page = browser.new_page()
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
 
-        page.goto(f"{server.url}/workspace/threads/live-1/")
-        page.fill("#id_username", "agent-owner")
-        page.fill("#id_password", "pw")
-        page.click("input[type=submit]")
-        page.wait_for_url(f"{server.url}/workspace/threads/live-1/")
-        page.wait_for_selector("#status.live")
-        page.wait_for_function("document.getElementById('version').textContent === '1'")
+        open_panel(page, server, "live-1")
+        wait_for_version(page, 1)
         assert page.text_content("#title") == "Plan"
         page.evaluate("window.sameDocument = true")  # gone if the page reloads
 
         server.call(staff_token, "live-1", "append_to_document", text="second\n", action_and_reasoning=WHY)
         server.call(staff_token, "live-1", "append_to_document", text="third 😀\n", action_and_reasoning=WHY)
-        page.wait_for_function("document.getElementById('version').textContent === '3'")
+        wait_for_version(page, 3)
         assert page.text_content("#content") == "first\nsecond\nthird 😀\n"
         assert page.text_content("#length") == str(len("first\nsecond\nthird 😀\n"))
 
         server.call(staff_token, "live-1", "update_document", content=HOSTILE, title="<b>bold?</b>", action_and_reasoning=WHY)
-        page.wait_for_function("document.getElementById('version').textContent === '4'")
+        wait_for_version(page, 4)
         assert page.text_content("#content") == HOSTILE
         assert page.text_content("#title") == "<b>bold?</b>"
         assert page.evaluate("document.querySelectorAll('#content *, #title *').length") == 0
@@ -73,3 +87,33 @@ def test_the_panel_shows_every_change_live_and_content_only_as_text(server, staf
 
     assert dialogs == []
     assert stored("live-1")["version"] == 4
+
+
+def test_the_panel_catches_up_after_its_server_restarts(staff_token):
+    from .live import Server
+
+    first = Server()
+    first.call(staff_token, "restart", "append_to_document", text="before\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, first, "restart")
+        wait_for_version(page, 1)
+
+        port = first.port
+        first.stop()
+        expect(page.locator("#status")).to_have_text("offline", timeout=15_000)
+        # Written while the panel's server is down, through another process.
+        elsewhere = Server()
+        elsewhere.call(staff_token, "restart", "append_to_document", text="while away\n", action_and_reasoning=WHY)
+        elsewhere.stop()
+        again = Server(port=port)
+        try:
+            wait_for_version(page, 2)
+            again.call(staff_token, "restart", "append_to_document", text="after\n", action_and_reasoning=WHY)
+            wait_for_version(page, 3)
+            assert page.text_content("#content") == "before\nwhile away\nafter\n"
+            assert page.text_content("#status") == "live"
+        finally:
+            browser.close()
+            again.stop()
