@@ -107,6 +107,31 @@ class Server:
             return error.code, json.loads(error.read() or b"null")
 
 
+class RedisServer:
+    """A private ``redis-server`` on a free port, to stop and start at will."""
+
+    def __init__(self, port: int | None = None):
+        self.port = port or free_port()
+        self.url = f"redis://127.0.0.1:{self.port}"
+        self.process = subprocess.Popen(
+            ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"],
+            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("redis-server did not start") from None
+                time.sleep(0.05)
+
+    def stop(self) -> None:
+        self.process.terminate()
+        self.process.wait(timeout=10)
+
+
 @dataclass
 class Event:
     type: str

@@ -1,21 +1,23 @@
 """Live document events through real server processes (uvicorn), read as a browser would."""
 
 import random
+import shutil
 import time
 
 import pytest
 
 from workspace.events import channel_for
-from workspace.tools import DocumentTools
+from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import requires_postgresql
-from .live import EventStream, Server
+from .conftest import requires_postgresql, stored
+from .live import EventStream, RedisServer, Server
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live events test."
-REDIS_URL = "redis://127.0.0.1:6379/0"
+REDIS_URL = "redis://127.0.0.1:6379/15"
+requires_redis_server = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server")
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:
@@ -164,6 +166,7 @@ def test_two_processes_share_events_through_redis(token, writer_command):
     reader = Server(REDIS_URL=REDIS_URL)
     try:
         stream = subscribe(reader, token, "fanout")
+        writer.request("GET", "/api/workspace/tools/", token)  # a first request warms the writer up
         delays = []
         for n in range(5):
             started = time.monotonic()
@@ -200,6 +203,72 @@ def test_anonymous_subscribers_are_refused(server, authorization):
     assert b"workspace.thread" not in stream.body
 
 
+@pytest.mark.parametrize("last_event_id", ["workspace.thread.t:abc", "workspace.thread.t:1.5", "garbage", ":3"])
+def test_a_malformed_last_event_id_is_400(server, token, last_event_id):
+    stream = EventStream(
+        server, "/api/workspace/threads/t/events/", {"Authorization": f"Token {token}", "Last-Event-ID": last_event_id}
+    )
+    assert stream.status == 400
+    assert b"Last-Event-ID" in stream.body
+
+
 def test_a_bad_thread_id_is_400_on_the_stream(server, token):
     stream = EventStream(server, "/api/workspace/threads/a%2Fb/events/", {"Authorization": f"Token {token}"})
     assert stream.status == 400
+
+
+def test_a_committed_change_whose_event_cannot_be_sent_still_succeeds(caplog):
+    class SetArtifactTools(FailingTools):
+        @workspace_tool
+        def tag_set(self, text: str) -> tuple[str, set]:
+            """Write, then return an artifact that JSON cannot encode."""
+            DocumentTools(self.thread_id).append_to_document(text=text, action_and_reasoning=WHY)
+            return "tagged", {"a", "b"}
+
+    envelope = SetArtifactTools("unsendable").tag_set(text="kept", action_and_reasoning=WHY)
+
+    assert envelope["success"] is True
+    assert stored("unsendable")["content"] == "kept"
+    assert "send_committed_event" in caplog.text  # logged, not raised
+
+
+@requires_redis_server
+def test_streams_recover_what_was_sent_while_redis_was_down(token):
+    redis = RedisServer()
+    writer, reader = Server(REDIS_URL=redis.url), Server(REDIS_URL=redis.url)
+    try:
+        stream = subscribe(reader, token, "outage")
+        writer.call(token, "outage", "append_to_document", text="1", action_and_reasoning=WHY)
+        assert stream.next().json()["version"] == 1
+
+        redis.stop()
+        during = writer.call(token, "outage", "append_to_document", text="2", action_and_reasoning=WHY)
+        assert during["success"] is True  # committed; only the fan-out failed
+        redis = RedisServer(port=redis.port)
+
+        caught_up = stream.next(timeout=20)  # re-read from storage once resubscribed
+        assert (caught_up.json()["version"], caught_up.json()["text"]) == (2, "2")
+        writer.call(token, "outage", "append_to_document", text="3", action_and_reasoning=WHY)
+        assert stream.next(timeout=5).json()["version"] == 3
+        stream.close()
+    finally:
+        writer.stop()
+        reader.stop()
+        redis.stop()
+
+
+@requires_redis_server
+def test_deployments_on_other_redis_databases_do_not_hear_each_other(token):
+    redis = RedisServer()
+    ours, theirs = Server(REDIS_URL=f"{redis.url}/1"), Server(REDIS_URL=f"{redis.url}/2")
+    try:
+        stream = subscribe(ours, token, "private")
+        theirs.call(token, "private", "update_document", content="their secret", action_and_reasoning=WHY)
+        assert stream.quiet(seconds=1) == []
+        ours.call(token, "private", "append_to_document", text="!", action_and_reasoning=WHY)
+        assert stream.next().json()["text"] == "!"
+        stream.close()
+    finally:
+        ours.stop()
+        theirs.stop()
+        redis.stop()

@@ -8,3 +8,5 @@ class WorkspaceConfig(AppConfig):
 
     def ready(self) -> None:
         from . import checks, events  # noqa: F401  (register the system checks and event senders)
+
+        events.install_redis_fanout()

@@ -5,17 +5,23 @@ django-eventstream stores it (so a client reconnecting with ``Last-Event-ID``
 gets what it missed) and, with Redis, fans it out to every server process.
 """
 
-import functools
+import asyncio
+import json
 import logging
 
+from django.conf import settings
 from django.db import close_old_connections, router, transaction
 from django.dispatch import receiver
+from django_eventstream import eventstream as eventstream_module
 from django_eventstream import send_event
 from django_eventstream.channelmanager import ChannelManagerBase
+from django_eventstream.event import Event
 from django_eventstream.storage import DjangoModelStorage
+from django_eventstream.views import RedisListener, get_listener_manager
 from django_eventstream.views import events as eventstream_view
 
 from .access import can_access
+from .exceptions import InvalidArguments
 from .models import WorkingDocument
 from .repository import DocumentChange
 from .signals import artifact_produced, document_changed
@@ -58,14 +64,15 @@ def _send_artifact_event(sender, thread_id: str, tool: str, artifact, **kwargs) 
 
 
 def _send_after_commit(thread_id: str, event_type: str, data: dict) -> None:
-    # robust: the change has committed; a failure to announce it must not turn
-    # the agent's call into an error (it would retry and write twice). Viewers
-    # find the gap by version and refetch.
-    transaction.on_commit(
-        functools.partial(send_event, channel_for(thread_id), event_type, data),
-        using=router.db_for_write(WorkingDocument),
-        robust=True,
-    )
+    def send_committed_event():
+        send_event(channel_for(thread_id), event_type, data)
+
+    # robust: the change has committed; a failure to announce it (Redis down,
+    # an artifact that is not JSON) is logged and must not turn the agent's
+    # call into an error, or it would retry and write twice. Viewers find the
+    # gap by version and refetch. (A named function: Django's robust handler
+    # logs the callback's __qualname__, which a functools.partial lacks.)
+    transaction.on_commit(send_committed_event, using=router.db_for_write(WorkingDocument), robust=True)
 
 
 class ThreadChannelManager(ChannelManagerBase):
@@ -100,9 +107,94 @@ class ThreadEventStorage(DjangoModelStorage):
             close_old_connections()
 
 
+def check_last_event_id(last_event_id: str | None) -> None:
+    """Refuse, before streaming, a Last-Event-ID that django-eventstream would
+    accept and then fail on mid-stream: ``channel:number[,channel:number...]``."""
+    if not last_event_id:
+        return
+    for part in last_event_id.split(","):
+        channel, separator, number = part.rpartition(":")
+        if not (separator and channel and number.isdigit()):
+            raise InvalidArguments(f"Last-Event-ID {last_event_id[:200]!r} is not one of this stream's event ids")
+
+
 def stream_response(request, thread_id: str):
     """The ``text/event-stream`` response of one thread's channel, for an
     authenticated Django request whose access was already checked."""
     response = eventstream_view(request, channels=[channel_for(thread_id)])
     close_old_connections()  # authentication is done; the stream reads through the storage
     return response
+
+
+# Redis fan-out. django-eventstream publishes every event of every deployment
+# on one fixed pub/sub channel, which Redis shares across database numbers, and
+# its subscriber task ends for good at the first lost connection. The two
+# classes below mend both; install_redis_fanout() puts them in its place.
+
+LIBRARY_REDIS_CHANNEL = "events_channel"
+
+
+def redis_channel() -> str:
+    """One pub/sub channel per Redis database number, so that deployments that
+    share a Redis server on different databases never hear each other."""
+    return f"workspace-events:{settings.EVENTSTREAM_REDIS.get('db', 0)}"
+
+
+class ChannelRenamingPublisher:
+    """Stands in for django-eventstream's Redis client: publishes on our channel."""
+
+    def __init__(self, client):
+        self.client = client
+
+    def publish(self, channel: str, message: str):
+        return self.client.publish(redis_channel() if channel == LIBRARY_REDIS_CHANNEL else channel, message)
+
+
+class ResilientRedisListener(RedisListener):
+    """Resubscribes, with backoff, whenever Redis goes away, then has every open
+    stream re-read the storage for what was published meanwhile."""
+
+    async def listen(self):
+        delay = 0.5
+        while True:
+            try:
+                self.pubsub = self.redis_client.pubsub()
+                await self.pubsub.subscribe(redis_channel())
+                delay = 0.5
+                _streams_catch_up()
+                async for message in self.pubsub.listen():
+                    if message["type"] == "message":
+                        _deliver(json.loads(message["data"]))
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("lost the Redis subscription; retrying in %.1f s", delay, exc_info=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10)
+
+
+def _deliver(message: dict) -> None:
+    event = Event(message["channel"], message["event_type"], message["data"], id=message["pub_id"])
+    get_listener_manager().add_to_queues(message["channel"], event)
+
+
+def _streams_catch_up() -> None:
+    """Wake every stream of this process as if its queue had overflowed: it then
+    reads what it missed from the storage."""
+    manager = get_listener_manager()
+    with manager.lock:
+        listeners = {listener for members in manager.listeners_by_channel.values() for listener in members}
+        for listener in listeners:
+            listener.overflow = True
+    for listener in listeners:
+        listener.wake_threadsafe()
+
+
+def install_redis_fanout() -> None:
+    if getattr(settings, "EVENTSTREAM_REDIS", None) is None:
+        return
+    if not isinstance(eventstream_module.redis_client, (ChannelRenamingPublisher, type(None))):
+        eventstream_module.redis_client = ChannelRenamingPublisher(eventstream_module.redis_client)
+    manager = get_listener_manager()
+    if manager.redis_listener is not None and not isinstance(manager.redis_listener, ResilientRedisListener):
+        manager.redis_listener = ResilientRedisListener()

@@ -31,6 +31,11 @@ class UnknownTool(WorkspaceError, LookupError):
     default_code = "unknown_tool"
 
 
+class ServiceUnavailable(WorkspaceError):
+    status_code = 503
+    default_code = "service_unavailable"
+
+
 class ToolFailed(WorkspaceError):
     """An unexpected error inside a tool; details go to the server log, not the agent."""
 

@@ -1,3 +1,4 @@
+from django.db import transaction
 from django.urls import path, re_path
 
 from . import views
@@ -20,5 +21,6 @@ urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tools"),
     *thread_route(r"/tools/(?P<name>[\s\S]*?)", views.ToolCallView.as_view(), "tool-call"),
     *thread_route("/document", views.DocumentView.as_view(), "document"),
-    *thread_route("/events", views.EventStreamView.as_view(), "events"),
+    # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
+    *thread_route("/events", transaction.non_atomic_requests(views.EventStreamView.as_view()), "events"),
 ]
