@@ -1,3 +1,5 @@
+import os
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.db import connection
@@ -9,6 +11,16 @@ from workspace.models import WorkingDocument
 requires_postgresql = pytest.mark.skipif(
     connection.vendor != "postgresql", reason="needs PostgreSQL (set DATABASE_URL)"
 )
+
+
+def require_or_skip(available, what: str) -> None:
+    """Skip a test that needs ``what`` where it is missing; in CI
+    (WORKSPACE_TESTS_REQUIRE_ALL=1) fail instead, so nothing is skipped unseen."""
+    if available:
+        return
+    if os.environ.get("WORKSPACE_TESTS_REQUIRE_ALL"):
+        pytest.fail(f"needs {what}")
+    pytest.skip(f"needs {what}")
 
 
 @pytest.fixture(scope="module")

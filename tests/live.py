@@ -110,9 +110,12 @@ class Server:
 class RedisServer:
     """A private ``redis-server`` on a free port, to stop and start at will."""
 
-    def __init__(self, port: int | None = None):
-        self.port = port or free_port()
+    def __init__(self):
+        self.port = free_port()
         self.url = f"redis://127.0.0.1:{self.port}"
+        self.start()
+
+    def start(self) -> None:
         self.process = subprocess.Popen(
             ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"],
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
@@ -128,8 +131,9 @@ class RedisServer:
                 time.sleep(0.05)
 
     def stop(self) -> None:
-        self.process.terminate()
-        self.process.wait(timeout=10)
+        if self.process.poll() is None:
+            self.process.terminate()
+            self.process.wait(timeout=10)
 
 
 @dataclass

@@ -9,15 +9,22 @@ import pytest
 from workspace.events import channel_for
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import requires_postgresql, stored
+from .conftest import require_or_skip, requires_postgresql, stored
 from .live import EventStream, RedisServer, Server
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live events test."
-REDIS_URL = "redis://127.0.0.1:6379/15"
-requires_redis_server = pytest.mark.skipif(not shutil.which("redis-server"), reason="needs redis-server")
+
+
+@pytest.fixture
+def redis():
+    """A Redis server of the test's own: no other run, and no other test, hears it."""
+    require_or_skip(shutil.which("redis-server"), "redis-server (apt-get install redis-server)")
+    server = RedisServer()
+    yield server
+    server.stop()
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:
@@ -161,9 +168,9 @@ def test_a_subscriber_that_falls_behind_recovers_every_event_from_storage(server
 @pytest.mark.parametrize(
     "writer_command", [Server.UVICORN, Server.GUNICORN], ids=["API on uvicorn", "API on gunicorn (WSGI)"]
 )
-def test_two_processes_share_events_through_redis(token, writer_command):
-    writer = Server(command=writer_command, REDIS_URL=REDIS_URL)
-    reader = Server(REDIS_URL=REDIS_URL)
+def test_two_processes_share_events_through_redis(token, redis, writer_command):
+    writer = Server(command=writer_command, REDIS_URL=redis.url)
+    reader = Server(REDIS_URL=redis.url)
     try:
         stream = subscribe(reader, token, "fanout")
         writer.request("GET", "/api/workspace/tools/", token)  # a first request warms the writer up
@@ -232,9 +239,7 @@ def test_a_committed_change_whose_event_cannot_be_sent_still_succeeds(caplog):
     assert "send_committed_event" in caplog.text  # logged, not raised
 
 
-@requires_redis_server
-def test_streams_recover_what_was_sent_while_redis_was_down(token):
-    redis = RedisServer()
+def test_streams_recover_what_was_sent_while_redis_was_down(token, redis):
     writer, reader = Server(REDIS_URL=redis.url), Server(REDIS_URL=redis.url)
     try:
         stream = subscribe(reader, token, "outage")
@@ -244,7 +249,7 @@ def test_streams_recover_what_was_sent_while_redis_was_down(token):
         redis.stop()
         during = writer.call(token, "outage", "append_to_document", text="2", action_and_reasoning=WHY)
         assert during["success"] is True  # committed; only the fan-out failed
-        redis = RedisServer(port=redis.port)
+        redis.start()
 
         caught_up = stream.next(timeout=20)  # re-read from storage once resubscribed
         assert (caught_up.json()["version"], caught_up.json()["text"]) == (2, "2")
@@ -254,12 +259,9 @@ def test_streams_recover_what_was_sent_while_redis_was_down(token):
     finally:
         writer.stop()
         reader.stop()
-        redis.stop()
 
 
-@requires_redis_server
-def test_deployments_on_other_redis_databases_do_not_hear_each_other(token):
-    redis = RedisServer()
+def test_deployments_on_other_redis_databases_do_not_hear_each_other(token, redis):
     ours, theirs = Server(REDIS_URL=f"{redis.url}/1"), Server(REDIS_URL=f"{redis.url}/2")
     try:
         stream = subscribe(ours, token, "private")
@@ -271,4 +273,3 @@ def test_deployments_on_other_redis_databases_do_not_hear_each_other(token):
     finally:
         ours.stop()
         theirs.stop()
-        redis.stop()

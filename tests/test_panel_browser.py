@@ -14,7 +14,7 @@ WHY = "Browser test."
 HOSTILE = '<script>window.pwned = 1; alert("x")</script><img src=x onerror="window.pwned = 2">'
 
 if not os.path.exists(CHROMIUM):
-    if os.environ.get("WORKSPACE_REQUIRE_BROWSER"):
+    if os.environ.get("WORKSPACE_TESTS_REQUIRE_ALL"):
         raise RuntimeError(f"no Chromium at {CHROMIUM}: install Debian's chromium package")
     pytest.skip("no Chromium here (apt-get install chromium)", allow_module_level=True)
 
@@ -93,12 +93,12 @@ def test_the_panel_catches_up_after_its_server_restarts(staff_token):
     from .live import Server
 
     first = Server()
-    first.call(staff_token, "restart", "append_to_document", text="before\n", action_and_reasoning=WHY)
     with sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page()
         open_panel(page, first, "restart")
-        wait_for_version(page, 1)
+        first.call(staff_token, "restart", "append_to_document", text="before\n", action_and_reasoning=WHY)
+        wait_for_version(page, 1)  # by an event, so the browser holds a Last-Event-ID to resume from
 
         port = first.port
         first.stop()
@@ -117,3 +117,26 @@ def test_the_panel_catches_up_after_its_server_restarts(staff_token):
         finally:
             browser.close()
             again.stop()
+
+
+def test_the_panel_retries_a_document_fetch_that_failed(server, staff_token):
+    server.call(staff_token, "flaky", "update_document", content="stored text", action_and_reasoning=WHY)
+    failures = []
+
+    def fail_the_first_fetch(route):
+        if not failures:
+            failures.append(route.request.url)
+            route.fulfill(status=503, body="busy")
+        else:
+            route.continue_()
+
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        page.route("**/api/workspace/threads/flaky/document/", fail_the_first_fetch)
+        open_panel(page, server, "flaky")
+        wait_for_version(page, 1)
+        assert page.text_content("#content") == "stored text"
+        expect(page.locator("#status")).to_have_text("live")
+        browser.close()
+    assert len(failures) == 1

@@ -160,6 +160,9 @@ class ResilientRedisListener(RedisListener):
             try:
                 self.pubsub = self.redis_client.pubsub()
                 await self.pubsub.subscribe(redis_channel())
+                # redis-py may reconnect (and resubscribe) by itself, without
+                # raising: catch up then too.
+                self.pubsub.connection.register_connect_callback(self._caught_up_after_reconnect)
                 delay = 0.5
                 _streams_catch_up()
                 async for message in self.pubsub.listen():
@@ -171,6 +174,9 @@ class ResilientRedisListener(RedisListener):
                 logger.warning("lost the Redis subscription; retrying in %.1f s", delay, exc_info=True)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 10)
+
+    def _caught_up_after_reconnect(self, connection) -> None:
+        _streams_catch_up()
 
 
 def _deliver(message: dict) -> None:

@@ -18,6 +18,7 @@
   const RECONNECT_DELAY_MS = 3000;
 
   let current = { version: 0, title: "", length: 0, content: "" };
+  let source = null;
   let fetching = false;
   let fetchAgain = false;  // asked for while a fetch was under way: it may predate the news
 
@@ -43,12 +44,18 @@
         return response.json();
       })
       .then(function (fetched) {
+        if (source && source.readyState === EventSource.OPEN) setStatus("live");
         if (fetched.version >= current.version) {
           current = { version: fetched.version, title: fetched.title, length: fetched.length, content: fetched.content };
           show();
         }
       })
-      .catch(function (error) { console.error(error); })
+      .catch(function (error) {
+        console.error(error);
+        setStatus("offline");
+        fetchAgain = true;  // try again shortly: what is shown may be stale
+        return new Promise(function (resolve) { setTimeout(resolve, RECONNECT_DELAY_MS); });
+      })
       .finally(function () {
         fetching = false;
         if (fetchAgain) { fetchAgain = false; refetch(); }
@@ -64,17 +71,18 @@
   }
 
   function connect() {
-    const source = new EventSource(panel.dataset.eventsUrl);
-    source.addEventListener("open", function () { setStatus("live"); refetch(); });
-    source.addEventListener("document", function (message) { apply(JSON.parse(message.data)); });
-    source.addEventListener("stream-reset", function () { refetch(); });
-    source.addEventListener("error", function () {
+    const stream = new EventSource(panel.dataset.eventsUrl);
+    source = stream;
+    stream.addEventListener("open", function () { setStatus("live"); refetch(); });
+    stream.addEventListener("document", function (message) { apply(JSON.parse(message.data)); });
+    stream.addEventListener("stream-reset", function () { refetch(); });
+    stream.addEventListener("error", function () {
       setStatus("offline");
       // EventSource retries by itself unless the server refused the stream.
-      if (source.readyState === EventSource.CLOSED) setTimeout(connect, RECONNECT_DELAY_MS);
+      if (stream.readyState === EventSource.CLOSED) setTimeout(connect, RECONNECT_DELAY_MS);
     });
-    source.addEventListener("stream-error", function () {
-      source.close();
+    stream.addEventListener("stream-error", function () {
+      stream.close();  // django-eventstream refuses to resume after one
       setStatus("offline");
       setTimeout(connect, RECONNECT_DELAY_MS);
     });
