@@ -62,7 +62,7 @@ ROOT_URLCONF = "project.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [],
+        "DIRS": [BASE_DIR / "project" / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -145,7 +145,7 @@ REST_FRAMEWORK = {
 }
 
 WORKSPACE_ACCESS_POLICY = "workspace.access.allow_authenticated"
-LOGIN_URL = "/admin/login/"
+LOGIN_URL = "login"  # the live panel's sign-in, for every user (the admin's admits staff only)
 
 # Live events: one channel per thread, stored so that a reconnecting browser
 # gets what it missed, and fanned out through Redis when REDIS_URL is set.

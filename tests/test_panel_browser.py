@@ -23,11 +23,11 @@ sync_playwright, expect = playwright_api.sync_playwright, playwright_api.expect
 
 
 @pytest.fixture
-def staff_token(user):
+def user_token(user):
+    """A plain user (not staff) who can sign in on the server and call the API."""
     from django.contrib.auth.hashers import make_password
     from rest_framework.authtoken.models import Token
 
-    user.is_staff = True  # the demo logs in through the admin's login page
     user.password = make_password("pw", hasher="pbkdf2_sha256")  # a hash the server's settings know
     user.save()
     return Token.objects.create(user=user).key
@@ -45,7 +45,7 @@ def open_panel(page, server, thread_id):
     page.goto(f"{server.url}/workspace/threads/{thread_id}/")
     page.fill("#id_username", "agent-owner")
     page.fill("#id_password", "pw")
-    page.click("input[type=submit]")
+    page.click("button[type=submit]")
     page.wait_for_url(f"{server.url}/workspace/threads/{thread_id}/")
     page.wait_for_selector("#status.live")
 
@@ -55,8 +55,8 @@ def wait_for_version(page, version: int):
     expect(page.locator("#version")).to_have_text(str(version), timeout=15_000)
 
 
-def test_the_panel_shows_every_change_live_and_content_only_as_text(server, staff_token):
-    server.call(staff_token, "live-1", "update_document", content="first\n", title="Plan", action_and_reasoning=WHY)
+def test_the_panel_shows_every_change_live_and_content_only_as_text(server, user_token):
+    server.call(user_token, "live-1", "update_document", content="first\n", title="Plan", action_and_reasoning=WHY)
     dialogs = []
     # No database work from here on: Playwright's event loop would make Django refuse it.
     with sync_playwright() as playwright:
@@ -69,13 +69,13 @@ def test_the_panel_shows_every_change_live_and_content_only_as_text(server, staf
         assert page.text_content("#title") == "Plan"
         page.evaluate("window.sameDocument = true")  # gone if the page reloads
 
-        server.call(staff_token, "live-1", "append_to_document", text="second\n", action_and_reasoning=WHY)
-        server.call(staff_token, "live-1", "append_to_document", text="third 😀\n", action_and_reasoning=WHY)
+        server.call(user_token, "live-1", "append_to_document", text="second\n", action_and_reasoning=WHY)
+        server.call(user_token, "live-1", "append_to_document", text="third 😀\n", action_and_reasoning=WHY)
         wait_for_version(page, 3)
         assert page.text_content("#content") == "first\nsecond\nthird 😀\n"
         assert page.text_content("#length") == str(len("first\nsecond\nthird 😀\n"))
 
-        server.call(staff_token, "live-1", "update_document", content=HOSTILE, title="<b>bold?</b>", action_and_reasoning=WHY)
+        server.call(user_token, "live-1", "update_document", content=HOSTILE, title="<b>bold?</b>", action_and_reasoning=WHY)
         wait_for_version(page, 4)
         assert page.text_content("#content") == HOSTILE
         assert page.text_content("#title") == "<b>bold?</b>"
@@ -89,7 +89,7 @@ def test_the_panel_shows_every_change_live_and_content_only_as_text(server, staf
     assert stored("live-1")["version"] == 4
 
 
-def test_the_panel_catches_up_after_its_server_restarts(staff_token):
+def test_the_panel_catches_up_after_its_server_restarts(user_token):
     from .live import Server
 
     first = Server()
@@ -97,7 +97,7 @@ def test_the_panel_catches_up_after_its_server_restarts(staff_token):
         browser = launch(playwright)
         page = browser.new_page()
         open_panel(page, first, "restart")
-        first.call(staff_token, "restart", "append_to_document", text="before\n", action_and_reasoning=WHY)
+        first.call(user_token, "restart", "append_to_document", text="before\n", action_and_reasoning=WHY)
         wait_for_version(page, 1)  # by an event, so the browser holds a Last-Event-ID to resume from
 
         port = first.port
@@ -105,12 +105,12 @@ def test_the_panel_catches_up_after_its_server_restarts(staff_token):
         expect(page.locator("#status")).to_have_text("offline", timeout=15_000)
         # Written while the panel's server is down, through another process.
         elsewhere = Server()
-        elsewhere.call(staff_token, "restart", "append_to_document", text="while away\n", action_and_reasoning=WHY)
+        elsewhere.call(user_token, "restart", "append_to_document", text="while away\n", action_and_reasoning=WHY)
         elsewhere.stop()
         again = Server(port=port)
         try:
             wait_for_version(page, 2)
-            again.call(staff_token, "restart", "append_to_document", text="after\n", action_and_reasoning=WHY)
+            again.call(user_token, "restart", "append_to_document", text="after\n", action_and_reasoning=WHY)
             wait_for_version(page, 3)
             assert page.text_content("#content") == "before\nwhile away\nafter\n"
             assert page.text_content("#status") == "live"
@@ -119,8 +119,8 @@ def test_the_panel_catches_up_after_its_server_restarts(staff_token):
             again.stop()
 
 
-def test_the_panel_retries_a_document_fetch_that_failed(server, staff_token):
-    server.call(staff_token, "flaky", "update_document", content="stored text", action_and_reasoning=WHY)
+def test_the_panel_retries_a_document_fetch_that_failed(server, user_token):
+    server.call(user_token, "flaky", "update_document", content="stored text", action_and_reasoning=WHY)
     failures = []
 
     def fail_the_first_fetch(route):
