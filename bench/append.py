@@ -8,7 +8,9 @@ Side by side in one run, each append on a document reset to the same size:
 - repository: ``WorkspaceRepository.append_document`` (transaction, locking
   UPDATE, read back of version and length);
 - tool: ``DocumentTools.append_to_document`` (adds argument validation and
-  the envelope).
+  the envelope);
+- tool + event: the same, sending and storing the live event after commit,
+  as the product does.
 
 Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/append.py [--rounds 200]
 """
@@ -39,13 +41,29 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
+from workspace import events  # noqa: E402
 from workspace.repository import WorkspaceRepository  # noqa: E402
+from workspace.signals import document_changed  # noqa: E402
 from workspace.tools import DocumentTools  # noqa: E402
 
 SIZES = {"0": 0, "100 KB": 100_000, "1 MB": 1_000_000}
 TABLE = "workspace_workingdocument"
 PGLZ_TABLE = "bench_pglz_document"
 WORDS = "the agent drafts a plan for the user and revises each step as new facts arrive from tools".split()
+
+
+def thread_of(method: str) -> str:
+    """The thread each method appends to (thread ids allow no spaces)."""
+    return "bench-" + "".join(c if c.isalnum() else "-" for c in method)
+
+
+def live_events(on: bool) -> None:
+    """Only the "tool + event" column sends (and stores) the live event of each
+    append; the others measure the write itself."""
+    if on:
+        document_changed.connect(events._send_document_event, dispatch_uid=events.DOCUMENT_RECEIVER)
+    else:
+        document_changed.disconnect(dispatch_uid=events.DOCUMENT_RECEIVER)
 
 
 def prose(length: int, rng: random.Random) -> str:
@@ -83,25 +101,28 @@ def main() -> None:
 
         return append
 
+    def tool_append(thread_id: str) -> None:
+        envelope = DocumentTools(thread_id).append_to_document(text=chunk, action_and_reasoning="benchmark")
+        assert envelope["success"], envelope
+
     methods = {
         "raw SQL": (TABLE, raw_append(TABLE)),
         "raw SQL, pglz": (PGLZ_TABLE, raw_append(PGLZ_TABLE)),
         "repository": (TABLE, lambda thread_id: WorkspaceRepository.append_document(thread_id, chunk)),
-        "tool": (
-            TABLE,
-            lambda thread_id: DocumentTools(thread_id).append_to_document(
-                text=chunk, action_and_reasoning="benchmark"
-            ),
-        ),
+        "tool": (TABLE, tool_append),
+        "tool + event": (TABLE, tool_append),
     }
     for name, (table, _) in methods.items():
-        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (f"bench-{name}",))
+        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_of(name),))
         setup.execute(
             f"INSERT INTO {table} (thread_id, title, content, length, version, created_at, updated_at) "
             "VALUES (%s, '', '', 0, 1, now(), now())",
-            (f"bench-{name}",),
+            (thread_of(name),),
         )
 
+    # Each round rewrites up to 1 MB per method: without vacuuming, earlier
+    # runs' dead versions (gigabytes) slow every later one.
+    setup.execute(f"VACUUM ANALYZE {TABLE}")
     results: dict[str, dict[str, float]] = {}
     for size_name, size in SIZES.items():
         timings: dict[str, list[float]] = {name: [] for name in methods}
@@ -110,19 +131,21 @@ def main() -> None:
             rng.shuffle(order)  # no method always goes first (warm caches) or last
             for name in order:
                 table, append = methods[name]
-                thread_id = f"bench-{name}"
+                thread_id = thread_of(name)
                 setup.execute(
                     f"UPDATE {table} SET content = %s, length = %s WHERE thread_id = %s",
                     (base[:size], size, thread_id),
                 )
+                live_events(name == "tool + event")
                 started = time.perf_counter()
                 append(thread_id)
                 timings[name].append(time.perf_counter() - started)
         results[size_name] = {name: statistics.median(values) * 1000 for name, values in timings.items()}
 
     for name, (table, _) in methods.items():
-        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (f"bench-{name}",))
+        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_of(name),))
     setup.execute(f"DROP TABLE {PGLZ_TABLE}")
+    setup.execute(f"VACUUM {TABLE}")
 
     print(f"Median ms per 1 KB append, {rounds} rounds, PostgreSQL {connection.pg_version // 10000}")
     header = f"{'document':>9} | " + " | ".join(f"{name:>13}" for name in methods)
