@@ -180,5 +180,12 @@ LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "loggers": {"workspace": {"handlers": ["console"], "level": "INFO"}},
+    "loggers": {
+        "workspace": {"handlers": ["console"], "level": "INFO"},
+        # DEBUG shows, among others, each event a slow stream's queue had no room for.
+        "django_eventstream": {
+            "handlers": ["console"],
+            "level": os.environ.get("DJANGO_EVENTSTREAM_LOG_LEVEL", "WARNING"),
+        },
+    },
 }

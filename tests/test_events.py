@@ -148,21 +148,28 @@ def test_a_burst_of_500_appends_arrives_whole_in_order(server, token):
     stream.close()
 
 
-def test_a_subscriber_that_falls_behind_recovers_every_event_from_storage(server, token):
+def test_a_subscriber_that_falls_behind_recovers_every_event_from_storage(token):
     # django-eventstream queues 10 events per listener; past that it drops
     # them and must read the rest back from storage.
-    stream = EventStream(server, "/api/workspace/threads/slow/events/", {"Authorization": f"Token {token}"}, paused=True)
-    assert stream.status == 200
-    for n in range(120):
-        content = f"{n:03d}" + "x" * 60_000
-        assert server.call(token, "slow", "update_document", content=content, action_and_reasoning=WHY)["success"]
+    server = Server(DJANGO_EVENTSTREAM_LOG_LEVEL="DEBUG")
+    try:
+        stream = EventStream(
+            server, "/api/workspace/threads/slow/events/", {"Authorization": f"Token {token}"}, paused=True
+        )
+        assert stream.status == 200
+        for n in range(120):
+            content = f"{n:03d}" + "x" * 60_000
+            assert server.call(token, "slow", "update_document", content=content, action_and_reasoning=WHY)["success"]
 
-    stream.resume()
-    events = stream.collect(120, timeout=60)
-    assert [event.json()["version"] for event in events] == list(range(1, 121))
-    assert [event.json()["content"][:3] for event in events] == [f"{n:03d}" for n in range(120)]
-    assert stream.quiet(seconds=0.5) == []
-    stream.close()
+        stream.resume()
+        events = stream.collect(120, timeout=60)
+        assert [event.json()["version"] for event in events] == list(range(1, 121))
+        assert [event.json()["content"][:3] for event in events] == [f"{n:03d}" for n in range(120)]
+        assert stream.quiet(seconds=0.5) == []
+        stream.close()
+        assert "could not queue event" in server.output()  # the queue did overflow
+    finally:
+        server.stop()
 
 
 @pytest.mark.parametrize(
@@ -273,3 +280,24 @@ def test_deployments_on_other_redis_databases_do_not_hear_each_other(token, redi
     finally:
         ours.stop()
         theirs.stop()
+
+
+def test_events_older_than_a_day_are_deleted_and_recent_ones_kept():
+    from datetime import timedelta
+
+    from django.utils import timezone
+    from django_eventstream.models import Event as StoredEvent
+
+    from workspace.events import ThreadEventStorage
+
+    storage = ThreadEventStorage()
+    storage.append_event(channel_for("old"), "document", "{}")
+    StoredEvent.objects.filter(channel=channel_for("old")).update(created=timezone.now() - timedelta(hours=25))
+    ThreadEventStorage._next_trim = timezone.now()  # a trim is due
+
+    storage.append_event(channel_for("new"), "document", "{}")
+
+    assert not StoredEvent.objects.filter(channel=channel_for("old")).exists()
+    assert StoredEvent.objects.filter(channel=channel_for("new"), eid=1).exists()
+    storage.append_event(channel_for("new"), "document", "{}")  # the next trim waits a minute
+    assert StoredEvent.objects.filter(channel=channel_for("new")).count() == 3  # placeholder 0, 1, 2

@@ -8,8 +8,11 @@ gets what it missed) and, with Redis, fans it out to every server process.
 import asyncio
 import json
 import logging
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
 
 from django.conf import settings
+from django.core.handlers.asgi import ASGIRequest
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import close_old_connections, connections, router, transaction
 from django.utils import timezone
@@ -20,12 +23,12 @@ from django_eventstream.channelmanager import ChannelManagerBase
 from django_eventstream.event import Event
 from django_eventstream.models import Event as StoredEvent
 from django_eventstream.models import EventCounter
-from django_eventstream.storage import DjangoModelStorage
+from django_eventstream.storage import EVENT_TIMEOUT, DjangoModelStorage
 from django_eventstream.views import RedisListener, get_listener_manager
 from django_eventstream.views import events as eventstream_view
 
 from .access import can_access
-from .exceptions import InvalidArguments
+from .exceptions import InvalidArguments, ServiceUnavailable
 from .models import WorkingDocument
 from .repository import DocumentChange
 from .signals import artifact_produced, document_changed
@@ -100,12 +103,15 @@ class ThreadEventStorage(DjangoModelStorage):
     - its connection given back after each read: an open stream would otherwise
       hold a pooled connection for as long as the browser stays, and a few
       dozen viewers would starve the API;
-    - events stored in two statements instead of about seven, and old ones
-      trimmed every ``TRIM_EVERY`` events rather than on each: the library's
-      way cost a write 10 to 15 ms here (``bench/append.py``, "tool + event").
+    - events stored in two statements instead of about seven, and events
+      older than the library's EVENT_TIMEOUT (24 h) deleted in one statement
+      at most once a minute per process, rather than looked for on every
+      write and deleted row by row: the library's way cost a write 10 to
+      15 ms here (``bench/append.py``, "tool + event").
     """
 
-    TRIM_EVERY = 100
+    TRIM_INTERVAL = timedelta(minutes=1)
+    _next_trim = datetime.min.replace(tzinfo=dt_timezone.utc)  # per process, shared by instances
 
     def append_event(self, channel, event_type, data):
         connection = connections[router.db_for_write(StoredEvent)]
@@ -126,9 +132,15 @@ class ThreadEventStorage(DjangoModelStorage):
             if event_id == 1:  # the placeholder the library resumes a new channel from
                 rows.insert(0, StoredEvent(channel=channel, eid=0))
             StoredEvent.objects.using(connection.alias).bulk_create(rows)
-        if event_id % self.TRIM_EVERY == 0:
-            self.trim_event_log()
+        self.trim_event_log()
         return Event(channel, event_type, data, id=event_id)
+
+    def trim_event_log(self):
+        now = timezone.now()
+        if now < ThreadEventStorage._next_trim:
+            return
+        ThreadEventStorage._next_trim = now + self.TRIM_INTERVAL
+        StoredEvent.objects.filter(created__lt=now - timedelta(minutes=EVENT_TIMEOUT)).delete()
 
     def get_events(self, channel, last_id, limit=100):
         try:
@@ -143,23 +155,35 @@ class ThreadEventStorage(DjangoModelStorage):
             close_old_connections()
 
 
-def check_last_event_id(last_event_id: str | None) -> None:
-    """Refuse, before streaming, a Last-Event-ID that django-eventstream would
-    accept and then fail on mid-stream: ``channel:number[,channel:number...]``."""
+# Parameters meant for a GRIP proxy (Pushpin), which this app does not use;
+# django-eventstream would answer "recover" and a bad "es-meta" with a 500.
+PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
+
+
+def stream_response(request, thread_id: str):
+    """The ``text/event-stream`` response of one thread's channel, for an
+    authenticated Django request whose access was already checked. Refuses,
+    before streaming, what django-eventstream would fail on mid-stream."""
+    proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
+    if proxy_only:
+        raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
+    _check_last_event_id(request.headers.get("Last-Event-ID") or request.GET.get("lastEventId"))
+    if not isinstance(request, ASGIRequest):
+        # Under WSGI the endless stream would hold a sync worker for good.
+        raise ServiceUnavailable("event streams are served by the ASGI server; route /events/ there")
+    response = eventstream_view(request, channels=[channel_for(thread_id)])
+    close_old_connections()  # authentication is done; the stream reads through the storage
+    return response
+
+
+def _check_last_event_id(last_event_id: str | None) -> None:
+    """``channel:number[,channel:number...]``, as this stream hands them out."""
     if not last_event_id:
         return
     for part in last_event_id.split(","):
         channel, separator, number = part.rpartition(":")
         if not (separator and channel and number.isdigit()):
             raise InvalidArguments(f"Last-Event-ID {last_event_id[:200]!r} is not one of this stream's event ids")
-
-
-def stream_response(request, thread_id: str):
-    """The ``text/event-stream`` response of one thread's channel, for an
-    authenticated Django request whose access was already checked."""
-    response = eventstream_view(request, channels=[channel_for(thread_id)])
-    close_old_connections()  # authentication is done; the stream reads through the storage
-    return response
 
 
 # Redis fan-out. django-eventstream publishes every event of every deployment

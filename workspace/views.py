@@ -4,7 +4,6 @@ import logging
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
-from django.core.handlers.asgi import ASGIRequest
 from rest_framework import permissions, serializers
 from rest_framework.exceptions import APIException
 from rest_framework.negotiation import BaseContentNegotiation
@@ -15,7 +14,7 @@ from rest_framework.views import APIView
 
 from . import events
 from .access import can_access
-from .exceptions import DocumentTooLarge, InvalidArguments, ServiceUnavailable, ToolFailed, WorkspaceError
+from .exceptions import DocumentTooLarge, InvalidArguments, ToolFailed, WorkspaceError
 from .repository import WorkspaceRepository
 from .tools.registry import failure_envelope, get_tool, registered_tools
 from .validation import validate_thread_id
@@ -114,18 +113,8 @@ class EventStreamView(WorkspaceView):
     (a token for programs, the session cookie for the panel) and policy."""
 
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
-    # Parameters meant for a GRIP proxy (Pushpin), which this app does not use;
-    # django-eventstream would answer "recover" and a bad "es-meta" with a 500.
-    PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
 
     def get(self, request, thread_id: str):
-        proxy_only = [name for name in self.PROXY_ONLY_PARAMETERS if name in request.GET]
-        if proxy_only:
-            raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
-        events.check_last_event_id(request.headers.get("Last-Event-ID") or request.GET.get("lastEventId"))
-        if not isinstance(request._request, ASGIRequest):
-            # Under WSGI the endless stream would hold a sync worker for good.
-            raise ServiceUnavailable("event streams are served by the ASGI server; route /events/ there")
         return events.stream_response(request._request, thread_id)
 
 
