@@ -144,7 +144,7 @@ REST_FRAMEWORK = {
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 
-WORKSPACE_ACCESS_POLICY = "workspace.access.allow_authenticated"
+WORKSPACE_ACCESS_POLICY = os.environ.get("WORKSPACE_ACCESS_POLICY", "workspace.access.allow_authenticated")
 LOGIN_URL = "login"  # the live panel's sign-in, for every user (the admin's admits staff only)
 
 # Live events: one channel per thread, stored so that a reconnecting browser

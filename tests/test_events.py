@@ -226,6 +226,18 @@ def test_a_malformed_last_event_id_is_400(server, token, last_event_id):
     assert b"Last-Event-ID" in stream.body
 
 
+def test_subscribers_the_policy_denies_are_refused(token):
+    server = Server(WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
+    try:
+        denied = EventStream(server, "/api/workspace/threads/theirs/events/", {"Authorization": f"Token {token}"})
+        assert denied.status == 403
+        assert b"theirs" not in denied.body
+        allowed = subscribe(server, token, "mine")
+        allowed.close()
+    finally:
+        server.stop()
+
+
 def test_a_bad_thread_id_is_400_on_the_stream(server, token):
     stream = EventStream(server, "/api/workspace/threads/a%2Fb/events/", {"Authorization": f"Token {token}"})
     assert stream.status == 400
