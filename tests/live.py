@@ -213,8 +213,8 @@ class EventStream:
         deadline = time.monotonic() + timeout
         return [self.next(event_type, max(0.01, deadline - time.monotonic())) for _ in range(count)]
 
-    def quiet(self, event_type: str = "document", seconds: float = 1.0) -> list[Event]:
-        """Events of ``event_type`` that arrive within ``seconds`` (expecting none)."""
+    def quiet(self, event_type: str | None = "document", seconds: float = 1.0) -> list[Event]:
+        """Events of ``event_type`` (None: of any type) that arrive within ``seconds``."""
         seen = []
         deadline = time.monotonic() + seconds
         while (remaining := deadline - time.monotonic()) > 0:
@@ -222,7 +222,7 @@ class EventStream:
                 event = self.events.get(timeout=remaining)
             except queue.Empty:
                 break
-            if event.type == event_type:
+            if event_type is None or event.type == event_type:
                 seen.append(event)
         return seen
 

@@ -102,7 +102,8 @@ def test_a_logged_in_browser_session_can_read_the_document(user, existing_docume
 
 @override_settings(WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
 def test_the_channel_manager_applies_the_policy_to_every_read(user):
-    from workspace.events import ThreadChannelManager, channel_for
+    from workspace.events import ThreadChannelManager
+    from workspace.events import document_channel as channel_for
 
     manager = ThreadChannelManager()
     assert manager.can_read_channel(user, channel_for("mine")) is True

@@ -4,6 +4,7 @@ import logging
 import pytest
 
 from workspace.exceptions import InvalidArguments
+from workspace.models import Revision
 from workspace.repository import WorkspaceRepository
 from workspace.signals import artifact_produced
 from workspace.tools import DocumentTools, tools_of, workspace_tool
@@ -218,7 +219,9 @@ def test_unstorable_strings_are_refused_however_deep(labels):
     assert envelope["error"].startswith("argument 'labels': contains ")
 
 
-def test_action_and_reasoning_is_logged(caplog):
-    with caplog.at_level(logging.INFO, logger="workspace"):
-        DocumentTools("t-1").append_to_document(text="x", action_and_reasoning="Noting the user's budget.")
-    assert "append_to_document on thread t-1: Noting the user's budget." in caplog.text
+def test_action_and_reasoning_is_recorded_with_the_change():
+    DocumentTools("t-1", actor="planner").append_to_document(text="x", action_and_reasoning="Noting the user's budget.")
+    revision = Revision.objects.get(document__thread_id="t-1")
+    assert (revision.action_and_reasoning, revision.actor, revision.tool) == (
+        "Noting the user's budget.", "planner", "append_to_document",
+    )

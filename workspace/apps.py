@@ -7,6 +7,6 @@ class WorkspaceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks, events  # noqa: F401  (register the system checks and event senders)
+        from . import checks, events  # noqa: F401  (registers the system checks)
 
-        events.install_redis_fanout()
+        events.install()

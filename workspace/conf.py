@@ -7,6 +7,8 @@ DEFAULTS = {
     "WORKSPACE_MAX_DOCUMENT_CHARS": 1_000_000,
     "WORKSPACE_ACCESS_POLICY": "workspace.access.deny_all",
     "WORKSPACE_TOOL_COLLECTIONS": ["workspace.tools.documents.DocumentTools"],
+    "WORKSPACE_EVENT_MAX_CHARS": 65_536,
+    "WORKSPACE_REVISION_KEEP_DAYS": None,
 }
 
 
@@ -25,6 +27,17 @@ class Settings:
     def TOOL_COLLECTIONS(self) -> list[str]:
         """Dotted paths to the tool collections served over HTTP."""
         return self._get("WORKSPACE_TOOL_COLLECTIONS")
+
+    @property
+    def EVENT_MAX_CHARS(self) -> int:
+        """Longest ``text`` or ``content`` a live event carries; a longer one is
+        left out (``"omitted": true``) and clients fetch the document instead."""
+        return self._get("WORKSPACE_EVENT_MAX_CHARS")
+
+    @property
+    def REVISION_KEEP_DAYS(self) -> int | None:
+        """Days of history ``prune_revisions`` keeps when not told otherwise; None: all."""
+        return self._get("WORKSPACE_REVISION_KEEP_DAYS")
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:

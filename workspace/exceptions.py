@@ -8,6 +8,10 @@ class WorkspaceError(Exception):
     status_code = 400
     default_code = "invalid"
 
+    def envelope_extras(self) -> dict:
+        """Fields the failure envelope carries besides ``error``."""
+        return {}
+
 
 class InvalidThreadId(WorkspaceError, ValueError):
     default_code = "invalid_thread_id"
@@ -41,3 +45,35 @@ class ToolFailed(WorkspaceError):
 
     status_code = 500
     default_code = "internal_error"
+
+
+class RevisionNotFound(WorkspaceError, LookupError):
+    status_code = 404
+    default_code = "revision_not_found"
+
+
+class PreconditionFailed(WorkspaceError):
+    """The document is not at the version the caller expected; nothing changed."""
+
+    status_code = 412
+    default_code = "precondition_failed"
+
+    def __init__(self, expected: int, current: int):
+        super().__init__(
+            f"the document is at version {current}, not the expected version {expected}; "
+            "nothing was changed: read the document again and retry"
+        )
+        self.current_version = current
+
+    def envelope_extras(self) -> dict:
+        return {"current_version": self.current_version}
+
+
+class IdempotencyConflict(WorkspaceError):
+    status_code = 409
+    default_code = "idempotency_in_flight"
+
+
+class IdempotencyKeyReused(WorkspaceError):
+    status_code = 422
+    default_code = "idempotency_key_reused"

@@ -7,7 +7,7 @@ class WorkingDocument(models.Model):
     """The shared working document of one conversation thread (the "center panel").
 
     Written only through ``WorkspaceRepository``, which keeps ``length`` and
-    ``version`` in step with ``content``.
+    ``version`` in step with ``content`` and records a ``Revision`` of every change.
     """
 
     thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH, unique=True)
@@ -16,6 +16,11 @@ class WorkingDocument(models.Model):
     # Stored so that appends and size checks never read the whole content back.
     length = models.PositiveIntegerField(default=0, help_text="Characters (code points) in content.")
     version = models.PositiveIntegerField(default=1, help_text="1 when created, +1 on every change.")
+    # The newest version whose whole content history holds (a revision that
+    # replaced the content, or a snapshot), and the length then: appends since
+    # it are rebuilt from it, and a snapshot is taken when they grow too many.
+    base_version = models.PositiveIntegerField(default=1)
+    base_length = models.PositiveIntegerField(default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -25,3 +30,71 @@ class WorkingDocument(models.Model):
 
     def __str__(self) -> str:
         return self.title or self.thread_id
+
+
+class Revision(models.Model):
+    """One committed change of a document, written in the change's own transaction.
+
+    ``text`` is what changed: the appended chunk for ``append``, the whole new
+    content otherwise. The content at an append's version is the content at
+    ``base_version`` (a whole-content revision or a snapshot) plus the chunks after it.
+    """
+
+    class Op(models.TextChoices):
+        UPDATE = "update"
+        APPEND = "append"
+        EDIT = "edit"
+        RESTORE = "restore"
+
+    document = models.ForeignKey(WorkingDocument, on_delete=models.CASCADE, related_name="revisions")
+    version = models.PositiveIntegerField()
+    op = models.CharField(max_length=16, choices=Op.choices)
+    title = models.CharField(max_length=255, blank=True, default="", help_text="The title after this change.")
+    length = models.PositiveIntegerField(help_text="Characters in the document after this change.")
+    text = models.TextField(blank=True, default="", help_text="The appended chunk, or the whole new content.")
+    action_and_reasoning = models.TextField(blank=True, default="")
+    actor = models.CharField(max_length=150, null=True, blank=True, help_text="Who made the change.")
+    tool = models.CharField(max_length=128, null=True, blank=True, help_text="The tool that made it.")
+    restored_from = models.PositiveIntegerField(null=True, blank=True)
+    base_version = models.PositiveIntegerField()
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["document", "version"]
+        constraints = [
+            models.UniqueConstraint(fields=["document", "version"], name="workspace_revision_unique_version")
+        ]
+        indexes = [models.Index(fields=["created_at"], name="workspace_revision_created")]
+
+    def __str__(self) -> str:
+        return f"version {self.version} ({self.op})"
+
+
+class Snapshot(models.Model):
+    """The whole content of a document at an append's version, so that
+    rebuilding a version never reads more than a bounded run of appends."""
+
+    document = models.ForeignKey(WorkingDocument, on_delete=models.CASCADE, related_name="snapshots")
+    version = models.PositiveIntegerField()
+    content = models.TextField(blank=True, default="")
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["document", "version"], name="workspace_snapshot_unique_version")
+        ]
+
+
+class IdempotencyRecord(models.Model):
+    """The answer to a tool call made with an ``Idempotency-Key``, stored in the
+    call's own transaction, so that a retry is answered from here."""
+
+    owner = models.CharField(max_length=150, help_text="The caller's username; '' for anonymous calls.")
+    key = models.CharField(max_length=255)
+    fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the thread, tool and arguments.")
+    status_code = models.PositiveSmallIntegerField(help_text="0 while the call runs.")
+    envelope = models.TextField(help_text="The envelope answered, as JSON; '' while the call runs.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["owner", "key"], name="workspace_idempotency_unique_key")]
+        indexes = [models.Index(fields=["created_at"], name="workspace_idempotency_created")]

@@ -1,45 +1,48 @@
-"""Every read and write of ``WorkingDocument``: the only module that touches the model.
+"""Every write of ``WorkingDocument``: the only module that changes a document.
+
+Each change and its ``Revision`` are written in one transaction, so history
+(and the live events replayed from it) holds exactly the changes that
+committed. The reason, actor and tool of a change come from the current tool
+call (``workspace.calls``) unless given here; so does the version the caller
+expects, checked under the same row lock as the change.
 
 Writes take a row lock on PostgreSQL (``SELECT ... FOR UPDATE`` or a locking
 ``UPDATE``); on SQLite the demo project opens every transaction with
 ``BEGIN IMMEDIATE``, which serialises writers instead.
 """
 
-from dataclasses import dataclass
-from typing import Literal
-
-from django.db import connections, router, transaction
+from django.db import IntegrityError, connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
 
+from . import history
+from .calls import current_call
 from .conf import conf
-from .exceptions import DocumentNotFound, DocumentTooLarge, InvalidArguments
-from .models import WorkingDocument
-from .signals import document_changed
+from .exceptions import DocumentNotFound, DocumentTooLarge, InvalidArguments, PreconditionFailed
+from .models import Revision, Snapshot, WorkingDocument
+from .signals import DocumentChange, document_changed
 from .validation import check_storable, validate_thread_id
 
 TITLE_MAX_LENGTH = WorkingDocument._meta.get_field("title").max_length
 
-
-@dataclass(frozen=True)
-class DocumentChange:
-    """One committed change: the document's state after it, and what changed.
-
-    ``text`` is the appended chunk for ``append`` and the whole new content for
-    ``update``, so applying changes in ``version`` order rebuilds the content.
-    """
-
-    thread_id: str
-    op: Literal["update", "append"]
-    version: int
-    title: str
-    length: int
-    text: str
+# A snapshot of the whole content is taken when the appends since the last
+# whole copy reach this many, or when their characters reach the larger of
+# SNAPSHOT_MIN_CHARS and the length of that copy. Rebuilding a version then
+# reads at most this many rows and about twice the document, and snapshots
+# add at most one copy per 1,000 appends, and about one document in all for
+# a document grown by large appends (bench/history.py).
+SNAPSHOT_EVERY_APPENDS = 1000
+SNAPSHOT_MIN_CHARS = 64 * 1024
 
 
 def atomic():
-    """The transaction every write of the app runs in, on the documents' database."""
-    return transaction.atomic(using=router.db_for_write(WorkingDocument))
+    """The transaction every write of the app runs in, on the documents' database.
+
+    No savepoint inside a tool's transaction: a failure rolls the whole call
+    back anyway, and a savepoint costs two statements. Called from the host's
+    own transaction, a failed write rolls back to its savepoint only.
+    """
+    return transaction.atomic(using=router.db_for_write(WorkingDocument), savepoint=current_call() is None)
 
 
 class WorkspaceRepository:
@@ -52,84 +55,174 @@ class WorkspaceRepository:
             raise DocumentNotFound(f"thread {thread_id!r} has no document") from None
 
     @staticmethod
-    def upsert_document(thread_id: str, content: str, title: str | None = None) -> DocumentChange:
+    def upsert_document(
+        thread_id: str, content: str, title: str | None = None, *, reason: str | None = None, actor: str | None = None
+    ) -> DocumentChange:
         """Replace the content (and the title, unless ``title`` is None); create if missing."""
         validate_thread_id(thread_id)
         _check_text("content", content)
         _check_size(len(content), "content has")
-        if title is not None:
-            _check_text("title", title)
-            if len(title) > TITLE_MAX_LENGTH:
-                raise InvalidArguments(
-                    f"title has {len(title)} characters, more than the limit of {TITLE_MAX_LENGTH}"
-                )
+        _check_title(title)
         length = len(content)
-        updates = {"content": content, "length": length, "version": F("version") + 1}
-        if title is not None:
-            updates["title"] = title
+        created_values = {"content": content, "length": length, "title": title or "", "base_length": length}
         with atomic():
-            # update_or_create locks the row (select_for_update) and, when two
-            # calls race to create it, retries as an update: no IntegrityError escapes.
-            document, created = WorkingDocument.objects.update_or_create(
-                thread_id=thread_id,
-                defaults=updates,
-                create_defaults={"content": content, "length": length, "title": title or ""},
-            )
-            if not created:
-                document.refresh_from_db(fields=["version"])
-            change = DocumentChange(
-                thread_id=thread_id,
-                op="update",
-                version=document.version,
-                title=document.title,
-                length=length,
-                text=content,
-            )
-            document_changed.send(sender=WorkingDocument, change=change)
+            expected = _expected_version()
+            if expected == 0:
+                document = _create(thread_id, created_values)
+            else:
+                if expected is not None:
+                    _lock_at(thread_id, expected)
+                updates = {
+                    "content": content,
+                    "length": length,
+                    "version": F("version") + 1,
+                    "base_version": F("version") + 1,
+                    "base_length": length,
+                }
+                if title is not None:
+                    updates["title"] = title
+                # update_or_create locks the row (select_for_update) and, when two
+                # calls race to create it, retries as an update: no IntegrityError escapes.
+                document, created = WorkingDocument.objects.update_or_create(
+                    thread_id=thread_id, defaults=updates, create_defaults=created_values
+                )
+                if not created:
+                    document.refresh_from_db(fields=["version"])
+            change = DocumentChange(thread_id, "update", document.version, document.title, length, content)
+            _record(document.pk, change, base_version=change.version, reason=reason, actor=actor)
         return change
 
     @staticmethod
-    def append_document(thread_id: str, text: str) -> DocumentChange:
+    def append_document(thread_id: str, text: str, *, reason: str | None = None, actor: str | None = None) -> DocumentChange:
         """Concatenate ``text`` onto the content in the database; create the document if missing.
 
         An empty ``text`` on an existing document changes nothing: the returned
-        change keeps the current version and no ``document_changed`` is sent.
+        change keeps the current version and no revision is recorded.
         """
         validate_thread_id(thread_id)
         _check_text("text", text)
         _check_size(len(text), "text has")
-        if text:
-            # One statement, atomic by itself: no transaction of its own needed.
-            appended = _concat(thread_id, text)
-            if appended:
-                return appended
         with atomic():
-            # Missing, empty text, or too large to take the chunk. get_or_create
-            # locks the row; if another call created it first, it returns that row.
+            expected = _expected_version()
+            if text and expected is None:
+                # The common case: one locking UPDATE, no read before it.
+                appended = _concat(thread_id, text, reason=reason, actor=actor)
+                if appended:
+                    return appended
+            # Missing, empty text, too large to take the chunk, or a version to
+            # check. get_or_create locks the row; if another call created it
+            # first, it returns that row.
             document, created = (
                 WorkingDocument.objects.select_for_update()
                 .only("length", "version", "title")
-                .get_or_create(thread_id=thread_id, defaults={"content": text, "length": len(text)})
+                .get_or_create(thread_id=thread_id, defaults={"content": text, "length": len(text), "base_length": len(text)})
             )
-            if created or not text:
-                change = DocumentChange(
-                    thread_id=thread_id,
-                    op="append",
-                    version=document.version,
-                    title=document.title,
-                    length=document.length,
-                    text=text,
-                )
-                if created:
-                    document_changed.send(sender=WorkingDocument, change=change)
+            if expected is not None:
+                _check_version(expected, 0 if created else document.version)
+            if created:
+                change = DocumentChange(thread_id, "append", 1, document.title, len(text), text)
+                _record(document.pk, change, base_version=1, reason=reason, actor=actor)
                 return change
+            if not text:
+                return DocumentChange(thread_id, "append", document.version, document.title, document.length, text)
             _check_size(document.length + len(text), "the document would have")
-            return _concat(thread_id, text)
+            return _concat(thread_id, text, reason=reason, actor=actor)
+
+    @staticmethod
+    def restore(thread_id: str, version: int, *, reason: str | None = None, actor: str | None = None) -> DocumentChange:
+        """Make the content and title of ``version`` the current ones, as a new revision."""
+        validate_thread_id(thread_id)
+        with atomic():
+            document = (
+                WorkingDocument.objects.select_for_update().only("version").filter(thread_id=thread_id).first()
+            )
+            if document is None:
+                raise DocumentNotFound(f"thread {thread_id!r} has no document")
+            expected = _expected_version()
+            if expected is not None:
+                _check_version(expected, document.version)
+            revision, content = history.revision_with_content(document, version)
+            new_version = document.version + 1
+            WorkingDocument.objects.filter(pk=document.pk).update(
+                content=content,
+                title=revision.title,
+                length=len(content),
+                version=new_version,
+                base_version=new_version,
+                base_length=len(content),
+                updated_at=timezone.now(),
+            )
+            change = DocumentChange(thread_id, "update", new_version, revision.title, len(content), content)
+            _record(
+                document.pk, change, base_version=new_version, reason=reason, actor=actor, op="restore",
+                restored_from=version,
+            )
+        return change
 
 
-def _concat(thread_id: str, text: str) -> DocumentChange | None:
+def _expected_version() -> int | None:
+    call = current_call()
+    if call is None or call.expected_version is None:
+        return None
+    call.precondition_checked = True
+    return call.expected_version
+
+
+def _check_version(expected: int, current: int) -> None:
+    if expected != current:
+        raise PreconditionFailed(expected=expected, current=current)
+
+
+def _lock_at(thread_id: str, expected: int) -> None:
+    """Lock the document, and refuse unless it is at ``expected``."""
+    current = (
+        WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).values_list("version", flat=True).first()
+    )
+    _check_version(expected, current or 0)
+
+
+def check_precondition(thread_id: str, expected: int) -> None:
+    """For a call whose tool wrote nothing: is the document (still) at ``expected``?"""
+    with atomic():
+        _lock_at(thread_id, expected)
+
+
+def _create(thread_id: str, values: dict) -> WorkingDocument:
+    """Create the document, or refuse because it exists (``If-Match: "0"``)."""
+    try:
+        with transaction.atomic(using=router.db_for_write(WorkingDocument)):
+            return WorkingDocument.objects.create(thread_id=thread_id, **values)
+    except IntegrityError:
+        _lock_at(thread_id, 0)
+        raise
+
+
+def _record(
+    document_id: int, change: DocumentChange, *, base_version: int, reason: str | None, actor: str | None,
+    op: str | None = None, restored_from: int | None = None,
+) -> None:
+    """Write the change's revision and announce the change (after commit, by the receivers)."""
+    call = current_call()
+    Revision.objects.create(
+        document_id=document_id,
+        version=change.version,
+        op=op or change.op,
+        title=change.title,
+        length=change.length,
+        text=change.text,
+        action_and_reasoning=reason if reason is not None else (call.reason if call else ""),
+        actor=actor if actor is not None else (call.actor if call else None),
+        tool=call.tool if call else None,
+        restored_from=restored_from,
+        base_version=base_version,
+    )
+    document_changed.send(sender=WorkingDocument, change=change)
+
+
+def _concat(thread_id: str, text: str, *, reason: str | None, actor: str | None) -> DocumentChange | None:
     """Append ``text`` in one locking ``UPDATE ... RETURNING`` if the result stays
-    within the limit; None if the thread has no document or it would grow too large.
+    within the limit, and record it; None if the thread has no document or it
+    would grow too large.
 
     Raw SQL because the ORM's ``update()`` cannot return the new version and
     length: a second query, and compiling both, cost several times the
@@ -141,7 +234,7 @@ def _concat(thread_id: str, text: str) -> DocumentChange | None:
         cursor.execute(
             f"UPDATE {table} SET content = content || %s, length = length + %s, "
             "version = version + 1, updated_at = %s "
-            "WHERE thread_id = %s AND length <= %s RETURNING version, length, title",
+            "WHERE thread_id = %s AND length <= %s RETURNING id, version, length, title, base_version, base_length",
             [
                 text,
                 len(text),
@@ -151,11 +244,22 @@ def _concat(thread_id: str, text: str) -> DocumentChange | None:
             ],
         )
         row = cursor.fetchone()
-    if row is None:
-        return None
-    version, length, title = row
-    change = DocumentChange(thread_id=thread_id, op="append", version=version, title=title, length=length, text=text)
-    document_changed.send(sender=WorkingDocument, change=change)
+        if row is None:
+            return None
+        document_id, version, length, title, base_version, base_length = row
+        if version - base_version >= SNAPSHOT_EVERY_APPENDS or length - base_length >= max(SNAPSHOT_MIN_CHARS, base_length):
+            snapshots = connection.ops.quote_name(Snapshot._meta.db_table)
+            cursor.execute(
+                f"INSERT INTO {snapshots} (document_id, version, content) "
+                f"SELECT id, version, content FROM {table} WHERE id = %s",
+                [document_id],
+            )
+            cursor.execute(
+                f"UPDATE {table} SET base_version = version, base_length = length WHERE id = %s", [document_id]
+            )
+            base_version = version
+    change = DocumentChange(thread_id, "append", version, title, length, text)
+    _record(document_id, change, base_version=base_version, reason=reason, actor=actor)
     return change
 
 
@@ -163,6 +267,14 @@ def _check_text(name: str, value: object) -> None:
     if not isinstance(value, str):
         raise InvalidArguments(f"{name} must be a string, got {type(value).__name__}")
     check_storable(name, value)
+
+
+def _check_title(title: object) -> None:
+    if title is None:
+        return
+    _check_text("title", title)
+    if len(title) > TITLE_MAX_LENGTH:
+        raise InvalidArguments(f"title has {len(title)} characters, more than the limit of {TITLE_MAX_LENGTH}")
 
 
 def _check_size(length: int, subject: str) -> None:

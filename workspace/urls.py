@@ -21,6 +21,8 @@ urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tools"),
     *thread_route(r"/tools/(?P<name>[\s\S]*?)", views.ToolCallView.as_view(), "tool-call"),
     *thread_route("/document", views.DocumentView.as_view(), "document"),
+    *thread_route("/revisions", views.RevisionListView.as_view(), "revisions"),
+    *thread_route(r"/revisions/(?P<version>[^/]*)", views.RevisionDetailView.as_view(), "revision"),
     # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
     *thread_route("/events", transaction.non_atomic_requests(views.EventStreamView.as_view()), "events"),
 ]

@@ -12,8 +12,10 @@ from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from . import events
+from . import history
 from .access import can_access
+from .calls import IDEMPOTENCY_KEY_PATTERN, CallOptions
+from .events.stream import stream_response
 from .exceptions import DocumentTooLarge, InvalidArguments, ToolFailed, WorkspaceError
 from .repository import WorkspaceRepository
 from .tools.registry import failure_envelope, get_tool, registered_tools
@@ -77,8 +79,14 @@ class ToolCallView(WorkspaceView):
             ) from None
         if not isinstance(arguments, dict):
             raise InvalidArguments("the request body must be a JSON object of the tool's arguments")
-        result = tool.invoke(thread_id, arguments)
-        return Response(result.envelope, status=result.status_code)
+        options = CallOptions(
+            actor=request.user.get_username(),
+            expected_version=_if_match(request.headers.get("If-Match")),
+            idempotency_key=_idempotency_key(request.headers.get("Idempotency-Key")),
+        )
+        result = tool.invoke(thread_id, arguments, options)
+        headers = {"Idempotent-Replayed": "true"} if result.replayed else None
+        return Response(result.envelope, status=result.status_code, headers=headers)
 
     def handle_exception(self, exc):
         """Whatever goes wrong, this endpoint answers with the failure envelope."""
@@ -105,7 +113,51 @@ class DocumentView(WorkspaceView):
 
     def get(self, request, thread_id: str):
         document = WorkspaceRepository.get_document(thread_id)
-        return Response(self.OutputSerializer(document).data)
+        return Response(self.OutputSerializer(document).data, headers={"ETag": f'"{document.version}"'})
+
+
+class RevisionSerializer(serializers.Serializer):
+    version = serializers.IntegerField()
+    op = serializers.CharField()
+    title = serializers.CharField()
+    length = serializers.IntegerField()
+    action_and_reasoning = serializers.CharField()
+    actor = serializers.CharField(allow_null=True)
+    tool = serializers.CharField(allow_null=True)
+    restored_from = serializers.IntegerField(allow_null=True)
+    created_at = serializers.DateTimeField()
+
+
+class RevisionListView(WorkspaceView):
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    MAX_LIMIT = 1000
+
+    def get(self, request, thread_id: str):
+        after = _non_negative_integer("after", request.query_params.get("after", "0"))
+        limit = _non_negative_integer("limit", request.query_params.get("limit", "100"))
+        if not 1 <= limit <= self.MAX_LIMIT:
+            raise InvalidArguments(f"limit must be from 1 to {self.MAX_LIMIT}, got {limit}")
+        revisions = history.revisions_after(thread_id, after, limit + 1)
+        next_url = None
+        if len(revisions) > limit:
+            revisions = revisions[:limit]
+            query = request.query_params.copy()
+            query["after"] = str(revisions[-1].version)
+            query["limit"] = str(limit)
+            next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+        return Response({"results": RevisionSerializer(revisions, many=True).data, "next": next_url})
+
+
+class RevisionDetailView(WorkspaceView):
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+
+    def get(self, request, thread_id: str, version: str):
+        number = _non_negative_integer("version", version)
+        revision, content = history.revision_with_content(history.document_id_of(thread_id), number)
+        data = {**RevisionSerializer(revision).data, "content": content}
+        if revision.op == revision.Op.APPEND:
+            data["text"] = revision.text
+        return Response(data)
 
 
 class EventStreamView(WorkspaceView):
@@ -115,7 +167,32 @@ class EventStreamView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
 
     def get(self, request, thread_id: str):
-        return events.stream_response(request._request, thread_id)
+        return stream_response(request._request, thread_id)
+
+
+MAX_DIGITS = 18  # what a 64-bit integer surely holds
+
+
+def _non_negative_integer(name: str, value: str) -> int:
+    if not (value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS):
+        raise InvalidArguments(f"{name} must be a non-negative integer, got {value[:40]!r}")
+    return int(value)
+
+
+def _if_match(value: str | None) -> int | None:
+    """``If-Match: "<version>"``: the version the call expects the document at."""
+    if value is None:
+        return None
+    version = value.strip().removeprefix('"').removesuffix('"')
+    if not (value.strip().startswith('"') and value.strip().endswith('"') and len(value.strip()) >= 2):
+        raise InvalidArguments(f'If-Match must be a version in quotes, such as If-Match: "7"; got {value[:40]!r}')
+    return _non_negative_integer("the version in If-Match", version)
+
+
+def _idempotency_key(value: str | None) -> str | None:
+    if value is not None and not IDEMPOTENCY_KEY_PATTERN.fullmatch(value):
+        raise InvalidArguments("Idempotency-Key must be 1 to 255 printable ASCII characters")
+    return value
 
 
 def _as_api_exception(error: WorkspaceError) -> APIException:

@@ -4,6 +4,7 @@ from typing import Annotated
 
 from pydantic import Field
 
+from ..calls import CallOptions
 from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
 from .registry import workspace_tool
 
@@ -11,11 +12,20 @@ from .registry import workspace_tool
 class DocumentTools:
     """The document tools of one conversation thread.
 
-    Bound to its ``thread_id`` so that no tool takes it as an argument.
+    Bound to its ``thread_id`` so that no tool takes it as an argument. The
+    keywords apply to every call made through this instance: ``actor`` is
+    recorded in each revision; with ``expected_version`` a call changes
+    nothing unless the document is at that version (0: has none); with
+    ``idempotency_key`` a call is applied at most once (a retry through a new
+    instance with the same key and arguments gets the first answer back).
     """
 
-    def __init__(self, thread_id: str):
+    def __init__(
+        self, thread_id: str, *, actor: str | None = None, expected_version: int | None = None,
+        idempotency_key: str | None = None,
+    ):
         self.thread_id = thread_id
+        self.call_options = CallOptions(actor=actor, expected_version=expected_version, idempotency_key=idempotency_key)
 
     @workspace_tool
     def update_document(

@@ -15,12 +15,16 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Callable
 
 import pydantic
+from django.db import router, transaction
 from django.utils.module_loading import import_string
 from pydantic import AfterValidator, ConfigDict, Field
 
+from .. import idempotency
+from ..calls import CallOptions, ToolCall, making
 from ..conf import conf
 from ..exceptions import InvalidArguments, ToolFailed, UnknownTool, WorkspaceError
-from ..repository import atomic
+from ..models import WorkingDocument
+from ..repository import check_precondition
 from ..signals import artifact_produced
 from ..validation import storage_problem, validate_thread_id
 
@@ -76,6 +80,7 @@ def _strings_in(value: Any):
 class ToolResult:
     envelope: dict
     status_code: int
+    replayed: bool = False  # answered from an earlier call with the same Idempotency-Key
 
     @classmethod
     def success(cls, summary: str, artifact: Any) -> "ToolResult":
@@ -83,7 +88,7 @@ class ToolResult:
 
     @classmethod
     def failure(cls, error: WorkspaceError) -> "ToolResult":
-        return cls(failure_envelope(str(error)), error.status_code)
+        return cls({**failure_envelope(str(error)), **error.envelope_extras()}, error.status_code)
 
 
 def failure_envelope(error: str) -> dict:
@@ -127,27 +132,45 @@ class ToolSpec:
     def describe(self) -> dict:
         return {"name": self.name, "description": self.description, "parameters": self.parameters_schema}
 
-    def invoke(self, collection: Any, args: tuple = (), kwargs: dict | None = None) -> ToolResult:
-        """Validate, run in one transaction, and answer with the envelope; never raises."""
+    def invoke(
+        self, collection: Any, args: tuple = (), kwargs: dict | None = None, options: CallOptions | None = None
+    ) -> ToolResult:
+        """Validate, run in one transaction, and answer with the envelope; never raises.
+
+        ``options`` (over HTTP, from the request) default to the collection's
+        ``call_options`` (in Python, from its keywords)."""
         try:
-            validate_thread_id(collection.thread_id)
+            options = options or getattr(collection, "call_options", None) or CallOptions()
+            thread_id = validate_thread_id(collection.thread_id)
             arguments = self.validate(args, kwargs or {})
-            # Kept in the log until the revision log stores it beside each change.
-            logger.info(
-                "%s on thread %s: %s", self.name, collection.thread_id, arguments.pop(INJECTED_ARGUMENT)
+            call = ToolCall(
+                tool=self.name,
+                reason=arguments[INJECTED_ARGUMENT],
+                actor=options.actor,
+                expected_version=options.expected_version,
             )
-            with atomic():
+            with transaction.atomic(using=router.db_for_write(WorkingDocument)), making(call):
+                claimed = None
+                if options.idempotency_key is not None:
+                    request = idempotency.fingerprint(thread_id, self.name, arguments)
+                    claimed = idempotency.claim(options.actor or "", options.idempotency_key, request)
+                    if claimed.envelope is not None:
+                        return ToolResult(claimed.envelope, claimed.status_code, replayed=True)
+                del arguments[INJECTED_ARGUMENT]
                 summary, artifact = self.function(collection, **arguments)
+                if call.expected_version is not None and not call.precondition_checked:
+                    check_precondition(thread_id, call.expected_version)  # the tool wrote nothing
+                result = ToolResult.success(summary, artifact)
                 if artifact is not None:
-                    artifact_produced.send(
-                        sender=type(collection), thread_id=collection.thread_id, tool=self.name, artifact=artifact
-                    )
+                    artifact_produced.send(sender=type(collection), thread_id=thread_id, tool=self.name, artifact=artifact)
+                if claimed is not None:
+                    idempotency.store_answer(claimed, result.status_code, result.envelope)
         except WorkspaceError as error:
             return ToolResult.failure(error)
         except Exception:
             logger.exception("tool %s failed on thread %r", self.name, getattr(collection, "thread_id", None))
             return ToolResult.failure(ToolFailed(f"{self.name} failed because of an error on the server"))
-        return ToolResult.success(summary, artifact)
+        return result
 
     def validate(self, args: tuple, kwargs: dict) -> dict:
         """Map positional arguments to names, then check every argument against the model."""
@@ -199,8 +222,8 @@ class RegisteredTool:
     collection: type
     spec: ToolSpec
 
-    def invoke(self, thread_id: str, arguments: dict) -> ToolResult:
-        return self.spec.invoke(self.collection(thread_id), (), arguments)
+    def invoke(self, thread_id: str, arguments: dict, options: CallOptions | None = None) -> ToolResult:
+        return self.spec.invoke(self.collection(thread_id), (), arguments, options)
 
 
 def registered_tools() -> dict[str, RegisteredTool]:

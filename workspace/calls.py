@@ -1,0 +1,62 @@
+"""What a tool call carries besides its arguments: who makes it, why, and on what condition.
+
+``@workspace_tool`` makes the call current around the tool's body; the
+repository reads it, so that every change it records names its reason, actor
+and tool, and so that the caller's expected version is checked under the
+same row lock as the change.
+"""
+
+import re
+from contextlib import contextmanager
+from contextvars import ContextVar
+from dataclasses import dataclass
+
+from .exceptions import InvalidArguments
+
+IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x20-\x7e]{1,255}")
+
+
+@dataclass(frozen=True)
+class CallOptions:
+    """Set by the caller, not the agent: over HTTP from the request (its user,
+    ``If-Match``, ``Idempotency-Key``); in Python from the collection's keywords."""
+
+    actor: str | None = None
+    expected_version: int | None = None
+    idempotency_key: str | None = None
+
+    def __post_init__(self):
+        if self.actor is not None and not isinstance(self.actor, str):
+            raise InvalidArguments(f"actor must be a string or None, got {type(self.actor).__name__}")
+        version = self.expected_version
+        if version is not None and (isinstance(version, bool) or not isinstance(version, int) or version < 0):
+            raise InvalidArguments(f"the expected version must be a non-negative integer, got {version!r:.40}")
+        key = self.idempotency_key
+        if key is not None and not (isinstance(key, str) and IDEMPOTENCY_KEY_PATTERN.fullmatch(key)):
+            raise InvalidArguments("the idempotency key must be 1 to 255 printable ASCII characters")
+
+
+@dataclass
+class ToolCall:
+    tool: str
+    reason: str
+    actor: str | None
+    expected_version: int | None
+    # Set once the expected version was compared under the row lock.
+    precondition_checked: bool = False
+
+
+_current: ContextVar[ToolCall | None] = ContextVar("workspace_tool_call", default=None)
+
+
+def current_call() -> ToolCall | None:
+    return _current.get()
+
+
+@contextmanager
+def making(call: ToolCall):
+    token = _current.set(call)
+    try:
+        yield call
+    finally:
+        _current.reset(token)

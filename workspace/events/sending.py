@@ -1,0 +1,49 @@
+"""After a change commits, its streams are told to read it.
+
+Nothing is sent inside the writing transaction: a change's event is its
+revision, and an artifact's event is stored by the tool's transaction. Once
+that commits, the streams of this process are woken and, with Redis, those
+of the others (``fanout``); each stream then reads from the storage what it
+has not sent yet. A commit that is never announced (the process died) is
+found by the next announcement on the thread, or by a reconnecting client.
+"""
+
+import json
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import router, transaction
+from django.dispatch import receiver
+
+from ..conf import conf
+from ..models import WorkingDocument
+from ..signals import DocumentChange, artifact_produced, document_changed
+from . import fanout
+from .channels import artifact_channel, document_channel
+from .library import wake_listeners
+from .storage import ThreadEventStorage
+
+
+@receiver(document_changed, dispatch_uid="workspace.events.document")
+def _announce_document_change(sender, change: DocumentChange, **kwargs) -> None:
+    _announce_after_commit(document_channel(change.thread_id))
+
+
+@receiver(artifact_produced, dispatch_uid="workspace.events.artifact")
+def _store_artifact_event(sender, thread_id: str, tool: str, artifact, **kwargs) -> None:
+    data = {"tool": tool, "artifact": artifact}
+    if len(json.dumps(artifact, cls=DjangoJSONEncoder)) > conf.EVENT_MAX_CHARS:
+        data = {"tool": tool, "omitted": True}
+    channel = artifact_channel(thread_id)
+    ThreadEventStorage().append_event(channel, "artifact", data)
+    _announce_after_commit(channel)
+
+
+def _announce_after_commit(channel: str) -> None:
+    def announce_committed_change():
+        wake_listeners(channel)
+        fanout.publish(channel)
+
+    # robust: the change has committed; a failure to announce it must not
+    # turn the call into an error, or the caller would retry and write twice.
+    # (A named function: Django's robust handler logs the callback's __qualname__.)
+    transaction.on_commit(announce_committed_change, using=router.db_for_write(WorkingDocument), robust=True)

@@ -1,0 +1,110 @@
+"""Where streams read their events (``EVENTSTREAM_STORAGE_CLASS``).
+
+Document events are read from the revision log, the record each change
+wrote in its own transaction: in version order, none twice, and none lost
+when a process dies right after a commit. Artifact events are stored in
+django-eventstream's tables by the tool's transaction, and kept 24 hours.
+"""
+
+import json
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+
+from django.core.serializers.json import DjangoJSONEncoder
+from django.db import close_old_connections, connections, router
+from django.utils import timezone
+
+from .. import history
+from ..conf import conf
+from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX
+from .library import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
+
+ARTIFACTS_KEPT_FOR = timedelta(hours=24)
+
+
+def document_event_data(thread_id: str, change: dict) -> dict:
+    """A ``document`` event from a change (``version, op, title, length, text``;
+    ``text`` None when too long to carry: the event then says ``"omitted": true``)."""
+    op = "append" if change["op"] == "append" else "update"  # an edit or a restore replaces the content
+    data = {"thread_id": thread_id, "version": change["version"], "op": op, "title": change["title"],
+            "length": change["length"]}
+    if change["text"] is None:
+        data["omitted"] = True
+    else:
+        data["text" if op == "append" else "content"] = change["text"]
+    return data
+
+
+class ThreadEventStorage(StorageBase):
+    """Each read gives its database connection back at once: an open stream
+    would otherwise hold a pooled connection for as long as its viewer stays."""
+
+    def get_events(self, channel: str, last_id: int, limit: int = 100) -> list:
+        try:
+            if channel.startswith(DOCUMENT_PREFIX):
+                return self._document_events(channel, last_id, limit)
+            return self._artifact_events(channel, last_id, limit)
+        finally:
+            close_old_connections()
+
+    def get_current_id(self, channel: str) -> int:
+        try:
+            if channel.startswith(DOCUMENT_PREFIX):
+                return history.current_version(channel.removeprefix(DOCUMENT_PREFIX))
+            return EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
+        finally:
+            close_old_connections()
+
+    def _document_events(self, channel: str, last_id: int, limit: int) -> list:
+        thread_id = channel.removeprefix(DOCUMENT_PREFIX)
+        changes = history.changes_after(thread_id, last_id, limit, conf.EVENT_MAX_CHARS)
+        if changes is None:
+            raise EventDoesNotExist(f"no change {last_id} to resume from", history.current_version(thread_id))
+        return [
+            Event(channel, "document", json.dumps(document_event_data(thread_id, change)), id=change["version"])
+            for change in changes
+        ]
+
+    def _artifact_events(self, channel: str, last_id: int, limit: int) -> list:
+        current = EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
+        if last_id == current:
+            return []
+        rows = list(StoredEvent.objects.filter(channel=channel, eid__gte=last_id).order_by("eid")[: limit + 1])
+        if not rows or rows[0].eid != last_id:
+            raise EventDoesNotExist(f"no event {last_id} to resume from", current)
+        return [Event(channel, row.type, row.data, id=row.eid) for row in rows[1:]]
+
+    def append_event(self, channel: str, event_type: str, data) -> Event:
+        """Store an artifact event, in the caller's transaction: the counter's
+        row lock is held until commit, so ids become visible in order."""
+        if not channel.startswith(ARTIFACT_PREFIX):
+            raise ValueError(f"only artifact events are stored here, not events of {channel!r}")
+        connection = connections[router.db_for_write(StoredEvent)]
+        counters = connection.ops.quote_name(EventCounter._meta.db_table)
+        now = connection.ops.adapt_datetimefield_value(timezone.now())
+        with connection.cursor() as cursor:
+            cursor.execute(
+                f"INSERT INTO {counters} (name, value, updated) VALUES (%s, 1, %s) "
+                f"ON CONFLICT (name) DO UPDATE SET value = {counters}.value + 1, updated = %s "
+                "RETURNING value",
+                [channel, now, now],
+            )
+            (event_id,) = cursor.fetchone()
+        encoded = json.dumps(data, cls=DjangoJSONEncoder)
+        rows = [StoredEvent(channel=channel, type=event_type, data=encoded, eid=event_id)]
+        if event_id == 1:  # the placeholder a new channel is resumed from
+            rows.insert(0, StoredEvent(channel=channel, eid=0))
+        StoredEvent.objects.using(connection.alias).bulk_create(rows)
+        self.trim_event_log()
+        return Event(channel, event_type, encoded, id=event_id)
+
+    TRIM_INTERVAL = timedelta(minutes=1)
+    _next_trim = datetime.min.replace(tzinfo=dt_timezone.utc)  # per process, shared by instances
+
+    def trim_event_log(self) -> None:
+        """Delete artifact events older than a day, in one statement, at most once a minute per process."""
+        now = timezone.now()
+        if now < ThreadEventStorage._next_trim:
+            return
+        ThreadEventStorage._next_trim = now + self.TRIM_INTERVAL
+        StoredEvent.objects.filter(created__lt=now - ARTIFACTS_KEPT_FOR).delete()

@@ -1,0 +1,98 @@
+"""Reading the revision log: revisions, the content at any kept version, and
+the document events a reconnecting client missed. Nothing here writes."""
+
+from django.db.models import Case, F, Q, TextField, Value, When
+from django.db.models.functions import Length
+
+from .exceptions import DocumentNotFound, RevisionNotFound
+from .models import Revision, Snapshot, WorkingDocument
+from .validation import validate_thread_id
+
+# What a list of revisions shows: every field but the changed text.
+LISTED_FIELDS = [
+    "version", "op", "title", "length", "action_and_reasoning", "actor", "tool", "restored_from", "created_at",
+]
+
+
+def document_id_of(thread_id: str) -> int:
+    validate_thread_id(thread_id)
+    document_id = WorkingDocument.objects.filter(thread_id=thread_id).values_list("pk", flat=True).first()
+    if document_id is None:
+        raise DocumentNotFound(f"thread {thread_id!r} has no document")
+    return document_id
+
+
+def revisions_after(thread_id: str, after: int, limit: int) -> list[Revision]:
+    """At most ``limit`` revisions with ``version > after``, oldest first, without their text."""
+    document_id = document_id_of(thread_id)
+    return list(
+        Revision.objects.filter(document_id=document_id, version__gt=after)
+        .order_by("version")
+        .only(*LISTED_FIELDS)[:limit]
+    )
+
+
+def revision_with_content(document: WorkingDocument | int, version: int) -> tuple[Revision, str]:
+    """The revision at ``version`` and the whole content of the document then."""
+    document_id = getattr(document, "pk", document)
+    revision = Revision.objects.filter(document_id=document_id, version=version).first()
+    if revision is None:
+        raise RevisionNotFound(f"the document has no revision {version} (it may have been pruned)")
+    return revision, content_at(revision)
+
+
+def content_at(revision: Revision) -> str:
+    """Rebuild the content at ``revision``: its whole text, or the whole copy at
+    its ``base_version`` followed by the chunks appended since (two queries)."""
+    if revision.op != Revision.Op.APPEND:
+        return revision.text
+    base = revision.base_version
+    snapshot = (
+        Snapshot.objects.filter(document_id=revision.document_id, version=base).values_list("content", flat=True).first()
+    )
+    first = base + 1 if snapshot is not None else base  # without a snapshot, the base revision holds it all
+    chunks = (
+        Revision.objects.filter(document_id=revision.document_id, version__gte=first, version__lte=revision.version)
+        .order_by("version")
+        .values_list("text", flat=True)
+    )
+    return (snapshot or "") + "".join(chunks)
+
+
+def current_version(thread_id: str) -> int:
+    """The document's version; 0 when the thread has none."""
+    return WorkingDocument.objects.filter(thread_id=thread_id).values_list("version", flat=True).first() or 0
+
+
+def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> list[dict] | None:
+    """The changes with ``version > after``, oldest first, at most ``limit``, as
+    the data of their ``document`` events; ``text`` is None where it is longer
+    than ``max_chars`` (the database leaves it out; it never reaches Python).
+
+    None when the changes right after ``after`` are not kept (pruned, or the
+    document was deleted and written again): the caller cannot catch up from here.
+    """
+    changed = Case(
+        When(Q(op=Revision.Op.APPEND) & Q(text_chars__lte=max_chars), then=F("text")),
+        When(~Q(op=Revision.Op.APPEND) & Q(length__lte=max_chars), then=F("text")),
+        default=Value(None),
+        output_field=TextField(),
+    )
+    rows = list(
+        Revision.objects.filter(document__thread_id=thread_id, version__gte=max(after, 1))
+        .order_by("version")
+        .annotate(text_chars=Length("text"), short_text=changed)
+        .values("version", "op", "title", "length", "short_text")[: limit + 1]
+    )
+    first = after if after > 0 else 1
+    if not rows:
+        return [] if after == 0 or after == current_version(thread_id) else None
+    if rows[0]["version"] != first:
+        return None
+    if after > 0:
+        rows = rows[1:]
+    return [
+        {"version": row["version"], "op": row["op"], "title": row["title"], "length": row["length"],
+         "text": row["short_text"]}
+        for row in rows[:limit]
+    ]

@@ -1,0 +1,92 @@
+"""Idempotent retries: a tool call made with a key is applied at most once per
+(caller, key) within 24 hours; a retry is answered with the first call's answer.
+
+The key is claimed by the first statement of the call's transaction and the
+answer stored by its last, so both commit with the change or not at all: a
+call that failed (and so changed nothing) leaves no record, and a retry of it
+runs again. A second call with the key while the first runs waits on the
+claimed row, then replays the answer; where that wait ends in an error it is
+told 409.
+"""
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from datetime import timezone as dt_timezone
+
+from django.db import DatabaseError, connections, router
+from django.utils import timezone
+
+from .exceptions import IdempotencyConflict, IdempotencyKeyReused
+from .models import IdempotencyRecord
+
+KEPT_FOR = timedelta(hours=24)
+TRIM_INTERVAL = timedelta(minutes=1)
+
+
+@dataclass(frozen=True)
+class Claim:
+    record_id: int | None = None  # the claimed record, to store the answer in
+    status_code: int = 0  # a replay: the first call's status and envelope
+    envelope: dict | None = None
+
+
+def fingerprint(thread_id: str, tool: str, arguments: dict) -> str:
+    canonical = json.dumps([thread_id, tool, arguments], sort_keys=True, ensure_ascii=False, default=str)
+    return hashlib.sha256(canonical.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def claim(owner: str, key: str, request_fingerprint: str) -> Claim:
+    """Claim ``key`` for this call, inside its transaction; or the stored answer to replay."""
+    connection = connections[router.db_for_write(IdempotencyRecord)]
+    table = connection.ops.quote_name(IdempotencyRecord._meta.db_table)
+    now = timezone.now()
+    _trim_expired(now)
+    adapt = connection.ops.adapt_datetimefield_value
+    try:
+        with connection.cursor() as cursor:
+            # A record older than 24 hours is taken over as if absent.
+            cursor.execute(
+                f"INSERT INTO {table} (owner, key, fingerprint, status_code, envelope, created_at) "
+                "VALUES (%s, %s, %s, 0, '', %s) ON CONFLICT (owner, key) DO UPDATE SET "
+                "fingerprint = EXCLUDED.fingerprint, status_code = 0, envelope = '', created_at = EXCLUDED.created_at "
+                f"WHERE {table}.created_at < %s RETURNING id",
+                [owner, key, request_fingerprint, adapt(now), adapt(now - KEPT_FOR)],
+            )
+            row = cursor.fetchone()
+    except DatabaseError as error:  # the wait for the first call ended in an error (a lock timeout)
+        raise IdempotencyConflict(
+            "a call with this Idempotency-Key is still running; retry with the same key once it has finished"
+        ) from error
+    if row:
+        return Claim(record_id=row[0])
+    first = IdempotencyRecord.objects.filter(owner=owner, key=key).values("fingerprint", "status_code", "envelope").first()
+    if first is None or first["status_code"] == 0:
+        raise IdempotencyConflict(
+            "a call with this Idempotency-Key is still running; retry with the same key once it has finished"
+        )
+    if first["fingerprint"] != request_fingerprint:
+        raise IdempotencyKeyReused(
+            "this Idempotency-Key was used for a different call (another thread, tool or arguments) "
+            "within the last 24 hours; use a new key for a new call"
+        )
+    return Claim(status_code=first["status_code"], envelope=json.loads(first["envelope"]))
+
+
+def store_answer(claimed: Claim, status_code: int, envelope: dict) -> None:
+    IdempotencyRecord.objects.filter(pk=claimed.record_id).update(
+        status_code=status_code, envelope=json.dumps(envelope, ensure_ascii=False)
+    )
+
+
+_next_trim = datetime.min.replace(tzinfo=dt_timezone.utc)  # per process
+
+
+def _trim_expired(now: datetime) -> None:
+    """Delete expired records in one statement, at most once a minute per process."""
+    global _next_trim
+    if now < _next_trim:
+        return
+    _next_trim = now + TRIM_INTERVAL
+    IdempotencyRecord.objects.filter(created_at__lt=now - KEPT_FOR).delete()
