@@ -67,9 +67,26 @@ def test_event_streams_without_the_policy_are_an_error(settings):
     assert set(workspace_messages()) == {"workspace.E007"}
 
 
-def test_event_storage_other_than_the_workspace_one_is_a_warning(settings):
+def test_event_storage_other_than_the_workspace_one_is_an_error(settings):
     settings.EVENTSTREAM_STORAGE_CLASS = "django_eventstream.storage.DjangoModelStorage"
-    assert set(workspace_messages()) == {"workspace.W003"}
+    assert set(workspace_messages()) == {"workspace.E010"}
+
+
+@pytest.mark.parametrize("value", [-1, "65536", 1.5, True, None])
+def test_event_max_chars_must_be_a_non_negative_integer(value):
+    with override_settings(WORKSPACE_EVENT_MAX_CHARS=value):
+        assert set(workspace_messages()) == {"workspace.E008"}
+
+
+@pytest.mark.parametrize("value", [0, -3, "30", 2.5, True])
+def test_revision_keep_days_must_be_none_or_a_positive_integer(value):
+    with override_settings(WORKSPACE_REVISION_KEEP_DAYS=value):
+        assert set(workspace_messages()) == {"workspace.E009"}
+
+
+def test_revision_keep_days_may_be_set():
+    with override_settings(WORKSPACE_REVISION_KEEP_DAYS=30):
+        assert workspace_messages() == {}
 
 
 def test_live_events_need_django_eventstream_installed(settings):

@@ -12,6 +12,8 @@ def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     return [
         *_check_event_settings(),
         *_check_max_document_chars(),
+        *_check_event_max_chars(),
+        *_check_revision_keep_days(),
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
@@ -36,11 +38,11 @@ def _check_event_settings():
             id="workspace.E007",
         )
     if getattr(settings, "EVENTSTREAM_STORAGE_CLASS", None) != STORAGE:
-        yield checks.Warning(
-            "EVENTSTREAM_STORAGE_CLASS is not the workspace's storage: reconnecting viewers may miss "
-            "events, or every open stream may hold a database connection.",
+        yield checks.Error(
+            "EVENTSTREAM_STORAGE_CLASS is not the workspace's storage: streams do not read document "
+            "changes from the revision log, so viewers miss them.",
             hint=f"Set EVENTSTREAM_STORAGE_CLASS = {STORAGE!r}.",
-            id="workspace.W003",
+            id="workspace.E010",
         )
 
 
@@ -51,6 +53,26 @@ def _check_max_document_chars():
             f"WORKSPACE_MAX_DOCUMENT_CHARS must be a positive integer, not {value!r}.",
             hint="Set it to the most characters a document may hold, e.g. 1_000_000.",
             id="workspace.E001",
+        )
+
+
+def _check_event_max_chars():
+    value = conf.EVENT_MAX_CHARS
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        yield checks.Error(
+            f"WORKSPACE_EVENT_MAX_CHARS must be a non-negative integer, not {value!r}.",
+            hint="Set it to the longest text or content a live event carries, e.g. 65_536.",
+            id="workspace.E008",
+        )
+
+
+def _check_revision_keep_days():
+    value = conf.REVISION_KEEP_DAYS
+    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
+        yield checks.Error(
+            f"WORKSPACE_REVISION_KEEP_DAYS must be None or a positive integer, not {value!r}.",
+            hint="Set it to the days of history prune_revisions keeps, or None to keep all.",
+            id="workspace.E009",
         )
 
 

@@ -11,6 +11,8 @@ Writes take a row lock on PostgreSQL (``SELECT ... FOR UPDATE`` or a locking
 ``BEGIN IMMEDIATE``, which serialises writers instead.
 """
 
+from datetime import datetime
+
 from django.db import IntegrityError, connections, router, transaction
 from django.db.models import F
 from django.utils import timezone
@@ -158,6 +160,42 @@ class WorkspaceRepository:
                 restored_from=version,
             )
         return change
+
+
+    @staticmethod
+    def prune_revisions(before: datetime) -> int:
+        """Delete the revisions made before ``before``; return how many.
+
+        Each document keeps at least its newest revision, and every version it
+        keeps still rebuilds: when the oldest kept one is an append built on a
+        whole copy about to go, its content is saved as a snapshot first.
+        """
+        deleted = 0
+        pruned = Revision.objects.filter(created_at__lt=before).values_list("document_id", flat=True).distinct()
+        for document_id in pruned.iterator():
+            with transaction.atomic(using=router.db_for_write(WorkingDocument)):
+                document = (
+                    WorkingDocument.objects.select_for_update().only("version", "base_version").get(pk=document_id)
+                )
+                kept = Revision.objects.filter(document_id=document_id, created_at__gte=before).order_by("version")
+                oldest = min(kept.values_list("version", flat=True).first() or document.version, document.version)
+                first = Revision.objects.get(document_id=document_id, version=oldest)
+                if first.base_version < oldest:
+                    Snapshot.objects.get_or_create(
+                        document_id=document_id, version=oldest, defaults={"content": history.content_at(first)}
+                    )
+                    Revision.objects.filter(
+                        document_id=document_id, version__gt=oldest, base_version__lt=oldest
+                    ).update(base_version=oldest)
+                    first.base_version = oldest
+                    first.save(update_fields=["base_version"])
+                    if document.base_version < oldest:
+                        WorkingDocument.objects.filter(pk=document_id).update(base_version=oldest, base_length=first.length)
+                deleted += Revision.objects.filter(document_id=document_id, version__lt=oldest)._raw_delete(
+                    router.db_for_write(Revision)
+                )
+                Snapshot.objects.filter(document_id=document_id, version__lt=oldest).delete()
+        return deleted
 
 
 def _expected_version() -> int | None:

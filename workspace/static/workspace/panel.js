@@ -1,9 +1,10 @@
 // The live panel: shows one thread's document and keeps it current.
 //
 // Each `document` event carries a version. The next version is applied
-// (append its text, or replace the content); an older one is ignored; a gap
-// or a `stream-reset` means something was missed, so the document is fetched
-// again. Content is only ever set as text, never parsed as HTML.
+// (append its text, or replace the content); an older one is ignored; a gap,
+// a `stream-reset` or an event whose text was too large to carry (`omitted`)
+// means the document is fetched again. Content is only ever set as text,
+// never parsed as HTML.
 (function () {
   "use strict";
 
@@ -65,6 +66,7 @@
   function apply(event) {
     if (event.version <= current.version) return;  // already shown
     if (event.version !== current.version + 1) { refetch(); return; }  // missed one
+    if (event.omitted) { refetch(); return; }  // too large to carry: read the document
     const content = event.op === "append" ? current.content + event.text : event.content;
     current = { version: event.version, title: event.title, length: event.length, content: content };
     show();
