@@ -1,8 +1,10 @@
 import os
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.db import connection
+from django.db import connection, connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
@@ -58,3 +60,18 @@ def stored(thread_id: str) -> dict | None:
         .values("title", "content", "length", "version")
         .first()
     )
+
+
+def run_concurrently(calls):
+    """Run every call at once, each in its own thread and connection; return their results."""
+    barrier = threading.Barrier(len(calls))
+
+    def run(call):
+        try:
+            barrier.wait(timeout=30)
+            return call()
+        finally:
+            connections.close_all()
+
+    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
+        return list(pool.map(run, calls))

@@ -1,0 +1,206 @@
+"""The revision log: one revision per committed change, every kept version rebuilt exactly."""
+
+import json
+import random
+from datetime import timedelta
+
+import pytest
+from django.core.management import CommandError, call_command
+from django.test import override_settings
+from django.utils import timezone
+
+from workspace import history, repository
+from workspace.events import ThreadEventStorage, document_channel
+from workspace.events.library import EventDoesNotExist
+from workspace.exceptions import RevisionNotFound
+from workspace.models import Revision, Snapshot, WorkingDocument
+from workspace.repository import WorkspaceRepository
+from workspace.tools import DocumentTools
+
+from .conftest import stored
+
+pytestmark = pytest.mark.django_db
+
+WHY = "History test."
+
+
+def revisions(thread_id: str) -> list[dict]:
+    return list(
+        Revision.objects.filter(document__thread_id=thread_id)
+        .order_by("version")
+        .values("version", "op", "title", "length", "text", "action_and_reasoning", "actor", "tool", "restored_from")
+    )
+
+
+def replayed_content(thread_id: str) -> str:
+    """The content rebuilt from the thread's events, read from the storage 100 at a time."""
+    storage, content, last = ThreadEventStorage(), "", 0
+    while events := storage.get_events(document_channel(thread_id), last):
+        for event in events:
+            data = json.loads(event.data)
+            assert data["version"] == last + 1
+            content = content + data["text"] if data["op"] == "append" else data["content"]
+            last = data["version"]
+    return content
+
+
+def test_every_tool_call_records_one_revision_with_its_reason_actor_and_tool():
+    DocumentTools("h-1", actor="planner").update_document(content="# Plan\n", title="Plan", action_and_reasoning="Start.")
+    DocumentTools("h-1").append_to_document(text="- a\n", action_and_reasoning="Add a.")
+    DocumentTools("h-1").append_to_document(text="", action_and_reasoning="Nothing to add.")  # no change, no revision
+
+    assert revisions("h-1") == [
+        {"version": 1, "op": "update", "title": "Plan", "length": 7, "text": "# Plan\n",
+         "action_and_reasoning": "Start.", "actor": "planner", "tool": "update_document", "restored_from": None},
+        {"version": 2, "op": "append", "title": "Plan", "length": 11, "text": "- a\n",
+         "action_and_reasoning": "Add a.", "actor": None, "tool": "append_to_document", "restored_from": None},
+    ]
+
+
+def test_a_failed_call_records_no_revision():
+    DocumentTools("h-2").append_to_document(text="ok", action_and_reasoning=WHY)
+    failure = DocumentTools("h-2").update_document(content="x" * 1_000_001, action_and_reasoning=WHY)
+    assert failure["success"] is False
+    assert [revision["version"] for revision in revisions("h-2")] == [1]
+
+
+def test_appends_store_only_their_chunk():
+    WorkspaceRepository.upsert_document("h-3", content="x" * 10_000)
+    for n in range(20):
+        WorkspaceRepository.append_document("h-3", f"{n};")
+    texts = [revision["text"] for revision in revisions("h-3")]
+    assert texts[0] == "x" * 10_000
+    assert texts[1:] == [f"{n};" for n in range(20)]
+
+
+def test_restore_makes_an_old_version_current_as_a_new_revision():
+    WorkspaceRepository.upsert_document("h-4", content="first", title="One")
+    WorkspaceRepository.append_document("h-4", " draft")
+    WorkspaceRepository.upsert_document("h-4", content="second", title="Two")
+
+    change = WorkspaceRepository.restore("h-4", 2, actor="editor", reason="The second draft lost the intro.")
+
+    assert (change.op, change.version, change.text) == ("update", 4, "first draft")
+    assert stored("h-4") == {"title": "One", "content": "first draft", "length": 11, "version": 4}
+    assert revisions("h-4")[-1] == {
+        "version": 4, "op": "restore", "title": "One", "length": 11, "text": "first draft",
+        "action_and_reasoning": "The second draft lost the intro.", "actor": "editor", "tool": None,
+        "restored_from": 2,
+    }
+    assert len(revisions("h-4")) == 4  # history is never rewritten
+
+
+def test_restoring_a_version_that_does_not_exist_changes_nothing():
+    WorkspaceRepository.upsert_document("h-5", content="only")
+    with pytest.raises(RevisionNotFound):
+        WorkspaceRepository.restore("h-5", 7)
+    assert stored("h-5")["version"] == 1
+
+
+@pytest.mark.parametrize("seed", [1, 2])
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_after_a_random_mix_every_version_rebuilds_and_the_events_replay_the_content(monkeypatch, seed):
+    # Small thresholds, so that 200 changes take many snapshots.
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_APPENDS", 7)
+    monkeypatch.setattr(repository, "SNAPSHOT_MIN_CHARS", 40)
+    rng = random.Random(seed)
+    expected = {}  # version -> content
+    content = ""
+    for step in range(200):
+        roll = rng.random()
+        if roll < 0.15 or not expected:
+            content = f"update {step} " + "é" * rng.randint(0, 30)
+            change = WorkspaceRepository.upsert_document("mix", content=content)
+        elif roll < 0.25:
+            restored = rng.choice(sorted(expected))
+            content = expected[restored]
+            change = WorkspaceRepository.restore("mix", restored)
+        else:
+            text = f"<{step}>" + "😀" * rng.randint(0, 12)
+            content += text
+            change = WorkspaceRepository.append_document("mix", text)
+        expected[change.version] = content
+
+    assert Snapshot.objects.filter(document__thread_id="mix").exists()
+    document = WorkingDocument.objects.get(thread_id="mix")
+    for version, content in expected.items():
+        revision, rebuilt = history.revision_with_content(document, version)
+        assert rebuilt == content, f"version {version}"
+        assert revision.length == len(content)
+    assert replayed_content("mix") == document.content
+
+
+def test_rebuilding_the_newest_of_1000_appends_costs_a_few_queries(django_assert_max_num_queries):
+    for n in range(1000):
+        WorkspaceRepository.append_document("long", f"line {n}\n")
+    document = WorkingDocument.objects.get(thread_id="long")
+
+    with django_assert_max_num_queries(3):
+        _, content = history.revision_with_content(document, 1000)
+    assert content == document.content
+
+
+def test_large_appends_take_snapshots_so_a_rebuild_reads_a_bounded_run():
+    chunk = "y" * 100_000
+    for _ in range(9):
+        WorkspaceRepository.append_document("big", chunk)
+    document = WorkingDocument.objects.get(thread_id="big")
+    snapshots = list(Snapshot.objects.filter(document=document).values_list("version", flat=True))
+    # Each snapshot once the appends since the last whole copy are as long as that copy:
+    # at most about twice the document is stored for them, and read for a rebuild.
+    assert snapshots == [2, 4, 8]
+    assert history.revision_with_content(document, 9)[1] == chunk * 9
+
+
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_events_leave_out_text_over_the_limit():
+    WorkspaceRepository.upsert_document("limit", content="a" * 10)
+    WorkspaceRepository.append_document("limit", "b" * 11)
+    WorkspaceRepository.upsert_document("limit", content="c" * 11)
+    with override_settings(WORKSPACE_EVENT_MAX_CHARS=10):
+        events = ThreadEventStorage().get_events(document_channel("limit"), 0)
+    assert [json.loads(event.data) for event in events] == [
+        {"thread_id": "limit", "version": 1, "op": "update", "title": "", "length": 10, "content": "a" * 10},
+        {"thread_id": "limit", "version": 2, "op": "append", "title": "", "length": 21, "omitted": True},
+        {"thread_id": "limit", "version": 3, "op": "update", "title": "", "length": 11, "omitted": True},
+    ]
+
+
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeypatch):
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_APPENDS", 1000)
+    WorkspaceRepository.upsert_document("old", content="base|")
+    for n in range(6):
+        WorkspaceRepository.append_document("old", f"{n}|")
+    WorkspaceRepository.upsert_document("stale", content="untouched for long")
+    expected = {version: history.revision_with_content(WorkingDocument.objects.get(thread_id="old"), version)[1]
+                for version in range(1, 8)}
+    long_ago = timezone.now() - timedelta(days=40)
+    Revision.objects.filter(document__thread_id="old", version__lte=4).update(created_at=long_ago)
+    Revision.objects.filter(document__thread_id="stale").update(created_at=long_ago)
+
+    call_command("prune_revisions", "--keep-days", "30")
+
+    document = WorkingDocument.objects.get(thread_id="old")
+    assert [revision["version"] for revision in revisions("old")] == [5, 6, 7]
+    for version in (5, 6, 7):
+        assert history.revision_with_content(document, version)[1] == expected[version]
+    assert [revision["version"] for revision in revisions("stale")] == [1]  # the newest is kept
+    assert stored("old")["content"] == expected[7]
+    # Appends after the pruning still build on a whole copy that is kept.
+    WorkspaceRepository.append_document("old", "after|")
+    assert history.revision_with_content(document, 8)[1] == expected[7] + "after|"
+    # A client that last saw a pruned version starts over from the document.
+    with pytest.raises(EventDoesNotExist):
+        ThreadEventStorage().get_events(document_channel("old"), 3)
+    assert len(ThreadEventStorage().get_events(document_channel("old"), 5)) == 3
+
+
+def test_prune_revisions_needs_a_number_of_days():
+    with pytest.raises(CommandError, match="keep-days"):
+        call_command("prune_revisions")
+    with override_settings(WORKSPACE_REVISION_KEEP_DAYS=30):
+        call_command("prune_revisions")  # the setting's default applies

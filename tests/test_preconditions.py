@@ -1,0 +1,112 @@
+"""ETag and If-Match: a call applied only to the version its caller read."""
+
+import json
+
+import pytest
+
+from workspace.tools import DocumentTools
+
+from .conftest import stored
+from .test_tools import FailingTools
+
+pytestmark = pytest.mark.django_db
+
+WHY = "Precondition test."
+
+
+def call(api, thread_id, tool, body, **headers):
+    return api.generic(
+        "POST", f"/api/workspace/threads/{thread_id}/tools/{tool}/", json.dumps(body),
+        content_type="application/json", **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
+    )
+
+
+def test_the_document_carries_its_version_as_etag(api):
+    DocumentTools("p-1").update_document(content="one", action_and_reasoning=WHY)
+    DocumentTools("p-1").append_to_document(text=" two", action_and_reasoning=WHY)
+    response = api.get("/api/workspace/threads/p-1/document/")
+    assert response["ETag"] == '"2"'
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("update_document", {"content": "new"}),
+    ("append_to_document", {"text": "+"}),
+])
+def test_a_matching_if_match_applies_the_call(api, tool, arguments):
+    DocumentTools("p-2").update_document(content="old", action_and_reasoning=WHY)
+    response = call(api, "p-2", tool, {**arguments, "action_and_reasoning": WHY}, **{"If-Match": '"1"'})
+    assert response.status_code == 200, response.json()
+    assert stored("p-2")["version"] == 2
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("update_document", {"content": "new"}),
+    ("append_to_document", {"text": "+"}),
+    ("append_to_document", {"text": ""}),
+])
+def test_a_stale_if_match_is_412_with_the_current_version_and_changes_nothing(api, tool, arguments):
+    DocumentTools("p-3").update_document(content="old", action_and_reasoning=WHY)
+    DocumentTools("p-3").append_to_document(text="er", action_and_reasoning=WHY)
+
+    response = call(api, "p-3", tool, {**arguments, "action_and_reasoning": WHY}, **{"If-Match": '"1"'})
+
+    assert response.status_code == 412
+    assert response.json() == {
+        "success": False,
+        "error": "the document is at version 2, not the expected version 1; nothing was changed: "
+                 "read the document again and retry",
+        "current_version": 2,
+    }
+    assert stored("p-3") == {"title": "", "content": "older", "length": 5, "version": 2}
+
+
+@pytest.mark.parametrize("tool, arguments", [
+    ("update_document", {"content": "first"}),
+    ("append_to_document", {"text": "first"}),
+])
+def test_if_match_zero_creates_only_a_new_document(api, tool, arguments):
+    body = {**arguments, "action_and_reasoning": WHY}
+    assert call(api, "p-4", tool, body, **{"If-Match": '"0"'}).status_code == 200
+    again = call(api, "p-4", tool, body, **{"If-Match": '"0"'})
+    assert again.status_code == 412
+    assert again.json()["current_version"] == 1
+    assert stored("p-4")["content"] == "first"
+
+
+def test_if_match_on_a_missing_document_is_412_with_version_0(api):
+    response = call(api, "p-5", "append_to_document", {"text": "x", "action_and_reasoning": WHY}, **{"If-Match": '"3"'})
+    assert response.status_code == 412
+    assert response.json()["current_version"] == 0
+    assert stored("p-5") is None
+
+
+@pytest.mark.parametrize("value", ["3", '"x"', '"-1"', "*", '""', 'W/"3"'])
+def test_a_malformed_if_match_is_400(api, value):
+    DocumentTools("p-6").update_document(content="old", action_and_reasoning=WHY)
+    response = call(api, "p-6", "update_document", {"content": "new", "action_and_reasoning": WHY}, **{"If-Match": value})
+    assert response.status_code == 400
+    assert "If-Match" in response.json()["error"]
+    assert stored("p-6")["content"] == "old"
+
+
+def test_a_tool_that_writes_nothing_still_honours_if_match(api, settings):
+    settings.WORKSPACE_TOOL_COLLECTIONS = ["workspace.tools.documents.DocumentTools", "tests.test_tools.FailingTools"]
+    DocumentTools("p-7").update_document(content="old", action_and_reasoning=WHY)
+    body = {"points": [1], "action_and_reasoning": WHY}
+    assert call(api, "p-7", "make_chart", body, **{"If-Match": '"5"'}).status_code == 412
+    assert call(api, "p-7", "make_chart", body, **{"If-Match": '"1"'}).status_code == 200
+
+
+def test_in_python_expected_version_gives_the_same_guarantee():
+    DocumentTools("p-8").update_document(content="old", action_and_reasoning=WHY)
+    stale = DocumentTools("p-8", expected_version=0).append_to_document(text="!", action_and_reasoning=WHY)
+    assert stale == {
+        "success": False,
+        "error": "the document is at version 1, not the expected version 0; nothing was changed: "
+                 "read the document again and retry",
+        "current_version": 1,
+    }
+    fresh = DocumentTools("p-8", expected_version=1).append_to_document(text="!", action_and_reasoning=WHY)
+    assert fresh["success"] is True
+    assert FailingTools("p-8").make_chart(points=[1], action_and_reasoning=WHY)["success"] is True
+    assert stored("p-8")["content"] == "old!"
