@@ -1,9 +1,12 @@
+import re
+
 import pytest
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import Permission
 
-from workspace.models import WorkingDocument
+from workspace.models import Revision, WorkingDocument
 from workspace.repository import WorkspaceRepository
+from workspace.tools import DocumentTools
 
 from .conftest import stored
 
@@ -115,3 +118,81 @@ def test_the_detail_links_to_the_live_panel(client, admin_user, document):
     client.force_login(admin_user)
     page = client.get(f"{LIST}{document.pk}/change/").content.decode()
     assert '<a href="/workspace/threads/thread-42/">Watch this document live</a>' in page
+
+
+@pytest.fixture
+def edited(document):
+    """thread-42 at version 4: written, appended to by an agent, rewritten, appended again."""
+    DocumentTools("thread-42", actor="planner").append_to_document(
+        text="\nline two", action_and_reasoning="Adding <b>line</b> two."
+    )
+    DocumentTools("thread-42", actor="writer").update_document(content="fresh start\n", action_and_reasoning="Rewrite.")
+    DocumentTools("thread-42", actor="planner").append_to_document(text="more\n", action_and_reasoning="More.")
+    return document
+
+
+def history_url(document):
+    return f"{LIST}{document.pk}/history/"
+
+
+def test_the_history_lists_each_revision_with_who_why_and_how(client, admin_user, edited):
+    client.force_login(admin_user)
+    page = client.get(history_url(edited)).content.decode()
+    rows = page.split('<table id="revisions">')[1].split("</table>")[0].split("<tr>")[2:]
+    assert [re.search(r'revisions/(\d+)/">', row).group(1) for row in rows] == ["4", "3", "2", "1"]
+    assert "Adding &lt;b&gt;line&lt;/b&gt; two." in rows[2]
+    assert "planner" in rows[2] and "append_to_document" in rows[2]
+    assert "writer" in rows[1] and "update_document" in rows[1]
+    assert "<td>—</td>" in rows[3]  # written through the repository: no actor, no tool
+
+
+def test_the_history_filters_by_actor_and_by_tool(client, admin_user, edited):
+    client.force_login(admin_user)
+    by_actor = client.get(history_url(edited), {"actor": "writer"}).content.decode()
+    assert by_actor.count('revisions/3/">3</a>') == 1 and 'revisions/2/">2</a>' not in by_actor
+    by_tool = client.get(history_url(edited), {"tool": "append_to_document"}).content.decode()
+    assert 'revisions/2/">2</a>' in by_tool and 'revisions/4/">4</a>' in by_tool
+    assert 'revisions/3/">3</a>' not in by_tool and 'revisions/1/">1</a>' not in by_tool
+
+
+def test_a_revision_shows_its_content_and_an_escaped_diff(client, admin_user, edited):
+    client.force_login(admin_user)
+    page = client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()
+    content = page.split('<pre class="content" id="content">')[1].split("</pre>")[0]
+    assert content == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(1)&quot;&gt;\nline two"
+    diff = page.split('<pre class="diff" id="diff">')[1].split("</pre>")[0]
+    assert '<span class="add">+line two</span>' in diff
+    assert '<span class="same"> &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;' in diff
+    assert "<script>alert" not in page
+
+
+def test_a_revision_that_does_not_exist_is_404(client, admin_user, edited):
+    client.force_login(admin_user)
+    assert client.get(f"{LIST}{edited.pk}/revisions/99/").status_code == 404
+
+
+def test_staff_with_the_change_permission_restore_a_version(client, edited):
+    client.force_login(staff("view_workingdocument", "change_workingdocument"))
+    page = client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()
+    assert "Restore this version" in page
+
+    response = client.post(f"{LIST}{edited.pk}/revisions/2/restore/")
+
+    assert response.status_code == 302
+    assert stored("thread-42")["version"] == 5
+    assert stored("thread-42")["content"].endswith("\nline two")
+    restore = Revision.objects.get(document=edited, version=5)
+    assert (restore.op, restore.restored_from, restore.actor, restore.tool) == ("restore", 2, "staffer", None)
+
+
+def test_staff_without_the_change_permission_cannot_restore(client, edited):
+    client.force_login(staff("view_workingdocument"))
+    assert "Restore this version" not in client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()
+    assert client.post(f"{LIST}{edited.pk}/revisions/2/restore/").status_code == 403
+    assert stored("thread-42")["version"] == 4
+
+
+def test_the_detail_links_to_the_history(client, admin_user, edited):
+    client.force_login(admin_user)
+    page = client.get(f"{LIST}{edited.pk}/change/").content.decode()
+    assert f'<a href="{history_url(edited)}">4 revisions: who changed it, when and why</a>' in page
