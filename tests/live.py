@@ -4,6 +4,7 @@ import http.client
 import json
 import os
 import queue
+import signal
 import socket
 import subprocess
 import sys
@@ -95,8 +96,10 @@ class Server:
         )
         return body
 
-    def request(self, method: str, path: str, token: str | None = None, body: str | None = None):
-        request = urllib.request.Request(self.url + path, method=method, data=body.encode() if body else None)
+    def request(self, method: str, path: str, token: str | None = None, body: str | None = None,
+                headers: dict[str, str] | None = None):
+        request = urllib.request.Request(self.url + path, method=method, data=body.encode() if body else None,
+                                         headers=headers or {})
         request.add_header("Content-Type", "application/json")
         if token:
             request.add_header("Authorization", f"Token {token}")
@@ -132,8 +135,16 @@ class RedisServer:
 
     def stop(self) -> None:
         if self.process.poll() is None:
+            self.resume()
             self.process.terminate()
             self.process.wait(timeout=10)
+
+    def pause(self) -> None:
+        """Freeze the server: it still accepts connections, and never answers."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
 
 
 @dataclass

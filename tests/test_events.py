@@ -1,5 +1,6 @@
 """Live document events through real server processes (uvicorn), read as a browser would."""
 
+import json
 import random
 import shutil
 import time
@@ -315,3 +316,81 @@ def test_artifact_events_older_than_a_day_are_deleted_and_recent_ones_kept():
     assert StoredEvent.objects.filter(channel=artifact_channel("new"), eid=1).exists()
     storage.append_event(artifact_channel("new"), "artifact", {})  # the next trim waits a minute
     assert StoredEvent.objects.filter(channel=artifact_channel("new")).count() == 3  # placeholder 0, 1, 2
+
+
+def test_a_change_committed_by_a_process_that_died_before_announcing_it_is_replayed(token):
+    first = Server(DJANGO_SETTINGS_MODULE="tests.server_settings")
+    second = None
+    try:
+        seen = last_event_id(first, token, "crash")
+        stream = subscribe(first, token, "crash")
+        try:
+            first.call(token, "crash", "append_then_die", text="2", action_and_reasoning=WHY)
+        except OSError:
+            pass  # the process ended before it answered
+        assert first.process.wait(timeout=10) == 17
+        assert stored("crash")["content"] == "12"  # committed
+
+        second = Server()
+        again = subscribe(second, token, "crash", **{"Last-Event-ID": seen})
+        event = again.next(timeout=5)
+        assert (event.json()["version"], event.json()["text"]) == (2, "2")
+        assert again.quiet(seconds=0.5) == []
+        stream.close()
+        again.close()
+    finally:
+        first.stop()
+        if second:
+            second.stop()
+
+
+@pytest.mark.parametrize("outage", ["hung", "refused"])
+def test_a_write_does_not_wait_for_redis_and_the_event_arrives_once_it_is_back(token, redis, outage):
+    writer, reader = Server(command=Server.GUNICORN, REDIS_URL=redis.url), Server(REDIS_URL=redis.url)
+    try:
+        stream = subscribe(reader, token, "slow-redis")
+        writer.call(token, "slow-redis", "append_to_document", text="1", action_and_reasoning=WHY)
+        assert stream.next().json()["version"] == 1
+
+        redis.pause() if outage == "hung" else redis.stop()
+        timings = []
+        for text in "234":
+            started = time.monotonic()
+            answer = writer.call(token, "slow-redis", "append_to_document", text=text, action_and_reasoning=WHY)
+            timings.append(time.monotonic() - started)
+            assert answer["success"] is True
+        assert max(timings) < 1, timings
+        assert stored("slow-redis")["content"] == "1234"
+        redis.resume() if outage == "hung" else redis.start()
+
+        caught_up = stream.collect(3, timeout=20)
+        assert [event.json()["text"] for event in caught_up] == ["2", "3", "4"]
+        stream.close()
+    finally:
+        writer.stop()
+        reader.stop()
+
+
+def test_an_event_too_large_to_carry_says_omitted(server, token):
+    stream = subscribe(server, token, "large")
+    server.call(token, "large", "update_document", content="z" * 70_000, action_and_reasoning=WHY)
+    server.call(token, "large", "append_to_document", text="!", action_and_reasoning=WHY)
+
+    update, append = stream.collect(2)
+    assert update.json() == {"thread_id": "large", "version": 1, "op": "update", "title": "", "length": 70_000,
+                             "omitted": True}
+    assert append.json()["text"] == "!"
+    stream.close()
+
+
+def test_an_idempotent_replay_sends_no_second_event(server, token):
+    stream = subscribe(server, token, "once")
+    body = json.dumps({"text": "a", "action_and_reasoning": WHY})
+    path = "/api/workspace/threads/once/tools/append_to_document/"
+    first = server.request("POST", path, token, body, headers={"Idempotency-Key": "k"})
+    retry = server.request("POST", path, token, body, headers={"Idempotency-Key": "k"})
+
+    assert first == retry == (200, {"success": True, "summary": "appended (1 chars total)", "artifact": None})
+    assert stream.next().json()["version"] == 1
+    assert stream.quiet(seconds=1) == []
+    stream.close()

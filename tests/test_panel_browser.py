@@ -140,3 +140,18 @@ def test_the_panel_retries_a_document_fetch_that_failed(server, user_token):
         expect(page.locator("#status")).to_have_text("live")
         browser.close()
     assert len(failures) == 1
+
+
+def test_the_panel_fetches_a_change_too_large_for_its_event(server, user_token):
+    large = "".join(f"line {n}\n" for n in range(12_000))  # over WORKSPACE_EVENT_MAX_CHARS
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "large")
+        server.call(user_token, "large", "append_to_document", text="start\n", action_and_reasoning=WHY)
+        wait_for_version(page, 1)
+        server.call(user_token, "large", "update_document", content=large, action_and_reasoning=WHY)
+        server.call(user_token, "large", "append_to_document", text="end\n", action_and_reasoning=WHY)
+        wait_for_version(page, 3)
+        assert page.text_content("#content") == large + "end\n"
+        browser.close()

@@ -1,0 +1,20 @@
+"""A tool that only test servers serve (``tests.server_settings``)."""
+
+import os
+
+from django.db import transaction
+
+from workspace.repository import WorkspaceRepository
+from workspace.tools import workspace_tool
+
+
+class DyingTools:
+    def __init__(self, thread_id):
+        self.thread_id = thread_id
+
+    @workspace_tool
+    def append_then_die(self, text: str) -> tuple[str, None]:
+        """Append, and end the server process right after the commit, before the change is announced."""
+        transaction.on_commit(lambda: os._exit(17))  # registered first, so it runs first
+        change = WorkspaceRepository.append_document(self.thread_id, text)
+        return f"appended ({change.length} chars total)", None
