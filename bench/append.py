@@ -5,12 +5,12 @@ Side by side in one run, each append on a document reset to the same size:
   the least work the database can do for an append (lz4 column, as migrated);
 - raw SQL, pglz: the same on a copy of the table left at PostgreSQL's default
   compression, to show what the migration's lz4 buys;
-- repository: ``WorkspaceRepository.append_document`` (transaction, locking
-  UPDATE, read back of version and length);
-- tool: ``DocumentTools.append_to_document`` (adds argument validation and
-  the envelope);
-- tool + event: the same, sending and storing the live event after commit,
-  as the product does.
+- repository: ``WorkspaceRepository.append_document`` (one transaction: the
+  locking ``UPDATE ... RETURNING`` and the insert of the revision, which is
+  also the live event);
+- tool call: ``DocumentTools.append_to_document`` as an agent calls it, with
+  argument validation, the revision, the envelope and the announcement of
+  the event after commit.
 
 Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/append.py [--rounds 200]
 """
@@ -41,9 +41,8 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
-from workspace import events  # noqa: E402
+from workspace.models import Revision  # noqa: E402
 from workspace.repository import WorkspaceRepository  # noqa: E402
-from workspace.signals import document_changed  # noqa: E402
 from workspace.tools import DocumentTools  # noqa: E402
 
 SIZES = {"0": 0, "100 KB": 100_000, "1 MB": 1_000_000}
@@ -55,15 +54,6 @@ WORDS = "the agent drafts a plan for the user and revises each step as new facts
 def thread_of(method: str) -> str:
     """The thread each method appends to (thread ids allow no spaces)."""
     return "bench-" + "".join(c if c.isalnum() else "-" for c in method)
-
-
-def live_events(on: bool) -> None:
-    """Only the "tool + event" column sends (and stores) the live event of each
-    append; the others measure the write itself."""
-    if on:
-        document_changed.connect(events._send_document_event, dispatch_uid=events.DOCUMENT_RECEIVER)
-    else:
-        document_changed.disconnect(dispatch_uid=events.DOCUMENT_RECEIVER)
 
 
 def prose(length: int, rng: random.Random) -> str:
@@ -109,14 +99,13 @@ def main() -> None:
         "raw SQL": (TABLE, raw_append(TABLE)),
         "raw SQL, pglz": (PGLZ_TABLE, raw_append(PGLZ_TABLE)),
         "repository": (TABLE, lambda thread_id: WorkspaceRepository.append_document(thread_id, chunk)),
-        "tool": (TABLE, tool_append),
-        "tool + event": (TABLE, tool_append),
+        "tool call": (TABLE, tool_append),
     }
     for name, (table, _) in methods.items():
         setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_of(name),))
         setup.execute(
-            f"INSERT INTO {table} (thread_id, title, content, length, version, created_at, updated_at) "
-            "VALUES (%s, '', '', 0, 1, now(), now())",
+            f"INSERT INTO {table} (thread_id, title, content, length, version, base_version, base_length, "
+            "created_at, updated_at) VALUES (%s, '', '', 0, 1, 1, 0, now(), now())",
             (thread_of(name),),
         )
 
@@ -132,11 +121,13 @@ def main() -> None:
             for name in order:
                 table, append = methods[name]
                 thread_id = thread_of(name)
+                # As an update_document would leave it: the whole content is
+                # history's newest copy, so the append takes no snapshot.
                 setup.execute(
-                    f"UPDATE {table} SET content = %s, length = %s WHERE thread_id = %s",
-                    (base[:size], size, thread_id),
+                    f"UPDATE {table} SET content = %s, length = %s, base_version = version, base_length = %s "
+                    "WHERE thread_id = %s",
+                    (base[:size], size, size, thread_id),
                 )
-                live_events(name == "tool + event")
                 started = time.perf_counter()
                 append(thread_id)
                 timings[name].append(time.perf_counter() - started)
@@ -144,20 +135,22 @@ def main() -> None:
 
     for name, (table, _) in methods.items():
         setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_of(name),))
+    Revision.objects.filter(document__thread_id__startswith="bench-").delete()
     setup.execute(f"DROP TABLE {PGLZ_TABLE}")
     setup.execute(f"VACUUM {TABLE}")
 
     print(f"Median ms per 1 KB append, {rounds} rounds, PostgreSQL {connection.pg_version // 10000}")
     header = f"{'document':>9} | " + " | ".join(f"{name:>13}" for name in methods)
-    header += " | repo/raw | repo-raw ms | pglz/raw"
+    header += " | repo/raw | tool/raw | tool-raw ms | pglz/raw"
     print(header)
     print("-" * len(header))
     for size_name, medians in results.items():
         row = f"{size_name:>9} | " + " | ".join(f"{medians[name]:>13.3f}" for name in methods)
-        ratio = medians["repository"] / medians["raw SQL"]
-        difference = medians["repository"] - medians["raw SQL"]
+        repository = medians["repository"] / medians["raw SQL"]
+        tool = medians["tool call"] / medians["raw SQL"]
+        difference = medians["tool call"] - medians["raw SQL"]
         pglz = medians["raw SQL, pglz"] / medians["raw SQL"]
-        row += f" | {ratio:>8.2f} | {difference:>11.3f} | {pglz:>8.2f}"
+        row += f" | {repository:>8.2f} | {tool:>8.2f} | {difference:>11.3f} | {pglz:>8.2f}"
         print(row)
 
 

@@ -145,6 +145,10 @@ REST_FRAMEWORK = {
 }
 
 WORKSPACE_ACCESS_POLICY = os.environ.get("WORKSPACE_ACCESS_POLICY", "workspace.access.allow_authenticated")
+if os.environ.get("WORKSPACE_EVENT_MAX_CHARS"):
+    WORKSPACE_EVENT_MAX_CHARS = int(os.environ["WORKSPACE_EVENT_MAX_CHARS"])
+if os.environ.get("WORKSPACE_REVISION_KEEP_DAYS"):
+    WORKSPACE_REVISION_KEEP_DAYS = int(os.environ["WORKSPACE_REVISION_KEEP_DAYS"])
 LOGIN_URL = "login"  # the live panel's sign-in, for every user (the admin's admits staff only)
 
 # Live events: one channel per thread, stored so that a reconnecting browser
