@@ -46,7 +46,8 @@ class Server:
     GUNICORN = ["gunicorn", "project.wsgi:application", "--bind", "127.0.0.1:{port}", "--log-level", "warning"]
 
     def __init__(
-        self, database_url: str | None = None, command: list[str] | None = None, port: int | None = None, **environment: str
+        self, database_url: str | None = None, command: list[str] | None = None, port: int | None = None,
+        cwd: Path = REPOSITORY, **environment: str
     ):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -60,7 +61,7 @@ class Server:
         self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, "-m", *(part.format(port=self.port) for part in command or self.UVICORN)],
-            cwd=REPOSITORY, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
         )
         self._wait_until_up()
 

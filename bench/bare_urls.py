@@ -1,0 +1,13 @@
+from django.urls import path
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from project.urls import urlpatterns as project_urlpatterns
+
+
+class BareView(APIView):
+    def post(self, request):
+        return Response({"success": True, "summary": f"read {len(request.data)} arguments", "artifact": None})
+
+
+urlpatterns = [*project_urlpatterns, path("bench/bare/", BareView.as_view())]

@@ -1,0 +1,45 @@
+"""The SQL statements one tool call sends through HTTP, on an existing document.
+
+Runs the API in this process (Django's test client, token authentication,
+the database of DATABASE_URL) and prints, for one ``update_document`` and
+one ``append_to_document``, every statement with its count.
+
+Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/statements.py
+"""
+
+import json
+import uuid
+
+from live_setup import database_and_token
+
+
+def statements_of(client, token: str, path: str, body: dict) -> list[str]:
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    with CaptureQueriesContext(connection) as queries:
+        response = client.post(path, json.dumps(body), content_type="application/json",
+                               HTTP_AUTHORIZATION=f"Token {token}")
+    assert response.status_code == 200, response.status_code
+    return [query["sql"] for query in queries.captured_queries]
+
+
+def main() -> None:
+    from django.test import Client
+
+    _, token = database_and_token("bench-statements")
+    client = Client(HTTP_HOST="localhost")
+    thread_id = f"bench-statements-{uuid.uuid4().hex[:8]}"
+    prefix = f"/api/workspace/threads/{thread_id}/tools"
+    why = {"action_and_reasoning": "Counting statements."}
+    client.post(f"{prefix}/update_document/", json.dumps({"content": "first", **why}),
+                content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}")
+    for tool, arguments in (("update_document", {"content": "x" * 1000}), ("append_to_document", {"text": "y" * 100})):
+        sql = statements_of(client, token, f"{prefix}/{tool}/", {**arguments, **why})
+        print(f"{tool}: {len(sql)} statements")
+        for statement in sql:
+            print(f"  {statement[:150]}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,137 @@
+"""Tool calls per second over HTTP against the framework's own ceiling, in one run.
+
+Each server is gunicorn with 2 sync workers on PostgreSQL (DATABASE_URL);
+wrk drives 16 kept-alive connections for --seconds each, every request an
+``update_document`` of 1 KB on one of 1,000 threads (so that calls rarely
+wait for each other's row lock):
+- this tree: the product as it is;
+- baseline: the same on a checkout of --baseline (default: main before the
+  revision log), on a database of its own, for the "before" figures;
+- bare DRF: a DRF endpoint that authenticates the token, parses the same
+  body and answers, served by this tree's server: the ceiling.
+
+Needs wrk (apt-get install wrk). Usage:
+DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py [--seconds 10]
+"""
+
+import argparse
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+from live_setup import database_and_token
+
+from tests.live import REPOSITORY, Server
+
+BASELINE = "0a322eb"  # main before history: events in a second transaction
+CONNECTIONS = 16
+
+WRK_SCRIPT = """
+local counter = 0
+local next_id = 0
+function setup(thread)
+  thread:set("id", next_id)
+  next_id = next_id + 1
+end
+request = function()
+  counter = counter + 1
+  local path = string.format(PATH, id * 500 + counter % 500)
+  return wrk.format("POST", path, {["Authorization"] = "Token " .. TOKEN, ["Content-Type"] = "application/json"}, BODY)
+end
+"""
+
+
+def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int) -> dict:
+    script = WRK_SCRIPT.replace("PATH", json.dumps(path_pattern)).replace("TOKEN", json.dumps(token))
+    script = script.replace("BODY", "[=[" + body + "]=]")
+    with tempfile.NamedTemporaryFile("w", suffix=".lua") as file:
+        file.write(script)
+        file.flush()
+        output = subprocess.run(
+            ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", file.name, url],
+            check=True, capture_output=True, text=True,
+        ).stdout
+    errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
+    if errors:
+        sys.exit(f"{errors.group(1)} calls failed:\n{output}")
+    return {
+        "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
+        "p50": _milliseconds(re.search(r"50%\s+([\d.]+\w+)", output).group(1)),
+        "p99": _milliseconds(re.search(r"99%\s+([\d.]+\w+)", output).group(1)),
+    }
+
+
+def _milliseconds(value: str) -> float:
+    number, unit = re.fullmatch(r"([\d.]+)(\w+)", value).groups()
+    return float(number) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
+
+
+def baseline_server(revision: str, database_url: str, workdir: Path) -> tuple[Server, str]:
+    """A checkout of ``revision`` served on a database of its own; and its token."""
+    subprocess.run(["git", "-C", str(REPOSITORY), "worktree", "add", "--detach", str(workdir), revision],
+                   check=True, capture_output=True)
+    parts = urlsplit(database_url)
+    baseline_url = urlunsplit(parts._replace(path="/workspace_bench_baseline"))
+    import psycopg
+
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute("DROP DATABASE IF EXISTS workspace_bench_baseline")
+        admin.execute("CREATE DATABASE workspace_bench_baseline")
+    env = {**os.environ, "DATABASE_URL": baseline_url, "DJANGO_SETTINGS_MODULE": "project.settings"}
+    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=workdir, env=env, check=True)
+    output = subprocess.run([sys.executable, "manage.py", "demo_user", "--username", "bench"], cwd=workdir, env=env,
+                            check=True, capture_output=True, text=True).stdout
+    token = re.search(r"Agent token: (\w+)", output).group(1)
+    command = [*Server.GUNICORN, "--workers", "2"]
+    return Server(database_url=baseline_url, command=command, cwd=workdir, DJANGO_DEBUG="0",
+                  DJANGO_SECRET_KEY="bench"), token
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--baseline", default=BASELINE)
+    arguments = parser.parse_args()
+    database_url, token = database_and_token("bench-throughput")
+    body = json.dumps({"content": "x" * 1000, "action_and_reasoning": "Measuring throughput."})
+    update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
+
+    rows = {}
+    server = Server(database_url=database_url, command=[*Server.GUNICORN, "--workers", "2"],
+                    DJANGO_SETTINGS_MODULE="bench.bare_settings", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="bench")
+    try:
+        rows["bare DRF (ceiling)"] = wrk(server.url, "/bench/bare/", token, body, arguments.seconds)
+        rows["update_document, this tree"] = wrk(server.url, update, token, body, arguments.seconds)
+    finally:
+        server.stop()
+    with tempfile.TemporaryDirectory() as directory:
+        workdir = Path(directory) / "baseline"
+        try:
+            baseline, baseline_token = baseline_server(arguments.baseline, database_url, workdir)
+            try:
+                rows[f"update_document, {arguments.baseline}"] = wrk(
+                    baseline.url, update, baseline_token, body, arguments.seconds
+                )
+            finally:
+                baseline.stop()
+        finally:
+            subprocess.run(["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(workdir)],
+                           capture_output=True)
+
+    ceiling = rows["bare DRF (ceiling)"]["rate"]
+    print(f"gunicorn, 2 sync workers, PostgreSQL; wrk, {CONNECTIONS} connections, {arguments.seconds} s each")
+    header = f"{'':>28} | {'calls/s':>8} | {'p50 ms':>7} | {'p99 ms':>7} | {'x ceiling':>9}"
+    print(header)
+    print("-" * len(header))
+    for name, row in rows.items():
+        print(f"{name:>28} | {row['rate']:>8.0f} | {row['p50']:>7.2f} | {row['p99']:>7.2f} | "
+              f"{row['rate'] / ceiling:>9.2f}")
+
+
+if __name__ == "__main__":
+    main()
