@@ -41,7 +41,7 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
-from workspace.models import Revision  # noqa: E402
+from workspace.models import WorkingDocument  # noqa: E402
 from workspace.repository import WorkspaceRepository  # noqa: E402
 from workspace.tools import DocumentTools  # noqa: E402
 
@@ -101,6 +101,7 @@ def main() -> None:
         "repository": (TABLE, lambda thread_id: WorkspaceRepository.append_document(thread_id, chunk)),
         "tool call": (TABLE, tool_append),
     }
+    WorkingDocument.objects.filter(thread_id__in=[thread_of(name) for name in methods]).delete()  # and history
     for name, (table, _) in methods.items():
         setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_of(name),))
         setup.execute(
@@ -133,9 +134,7 @@ def main() -> None:
                 timings[name].append(time.perf_counter() - started)
         results[size_name] = {name: statistics.median(values) * 1000 for name, values in timings.items()}
 
-    for name, (table, _) in methods.items():
-        setup.execute(f"DELETE FROM {table} WHERE thread_id = %s", (thread_of(name),))
-    Revision.objects.filter(document__thread_id__startswith="bench-").delete()
+    WorkingDocument.objects.filter(thread_id__in=[thread_of(name) for name in methods]).delete()  # and history
     setup.execute(f"DROP TABLE {PGLZ_TABLE}")
     setup.execute(f"VACUUM {TABLE}")
 

@@ -236,69 +236,94 @@ def _create(thread_id: str, values: dict) -> WorkingDocument:
         raise
 
 
+def _author(reason: str | None, actor: str | None) -> tuple[str, str | None, str | None]:
+    """The reason, actor and tool a revision records: as given, else the current tool call's."""
+    call = current_call()
+    return (
+        reason if reason is not None else (call.reason if call else ""),
+        actor if actor is not None else (call.actor if call else None),
+        call.tool if call else None,
+    )
+
+
 def _record(
     document_id: int, change: DocumentChange, *, base_version: int, reason: str | None, actor: str | None,
     op: str | None = None, restored_from: int | None = None,
 ) -> None:
     """Write the change's revision and announce the change (after commit, by the receivers)."""
-    call = current_call()
+    reason, actor, tool = _author(reason, actor)
     Revision.objects.create(
-        document_id=document_id,
-        version=change.version,
-        op=op or change.op,
-        title=change.title,
-        length=change.length,
-        text=change.text,
-        action_and_reasoning=reason if reason is not None else (call.reason if call else ""),
-        actor=actor if actor is not None else (call.actor if call else None),
-        tool=call.tool if call else None,
-        restored_from=restored_from,
-        base_version=base_version,
+        document_id=document_id, version=change.version, op=op or change.op, title=change.title,
+        length=change.length, text=change.text, action_and_reasoning=reason, actor=actor, tool=tool,
+        restored_from=restored_from, base_version=base_version,
     )
     document_changed.send(sender=WorkingDocument, change=change)
 
 
+# Whether the append being made is due a snapshot (see SNAPSHOT_EVERY_APPENDS),
+# from the row before it: the UPDATE's expressions all read the old row.
+_SNAPSHOT_DUE = (
+    "(version + 1 - base_version >= %s OR length + %s - base_length >= "
+    "CASE WHEN base_length > %s THEN base_length ELSE %s END)"
+)
+
+
 def _concat(thread_id: str, text: str, *, reason: str | None, actor: str | None) -> DocumentChange | None:
     """Append ``text`` in one locking ``UPDATE ... RETURNING`` if the result stays
-    within the limit, and record it; None if the thread has no document or it
-    would grow too large.
+    within the limit, and record its revision; None if the thread has no
+    document or it would grow too large.
 
     Raw SQL because the ORM's ``update()`` cannot return the new version and
     length: a second query, and compiling both, cost several times the
-    database's own work on a small document (``bench/append.py``).
+    database's own work on a small document (``bench/append.py``). On
+    PostgreSQL the revision is inserted by the same statement.
     """
     connection = connections[router.db_for_write(WorkingDocument)]
-    table = connection.ops.quote_name(WorkingDocument._meta.db_table)
+    quote = connection.ops.quote_name
+    documents, revisions = quote(WorkingDocument._meta.db_table), quote(Revision._meta.db_table)
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    due = [SNAPSHOT_EVERY_APPENDS, len(text), SNAPSHOT_MIN_CHARS, SNAPSHOT_MIN_CHARS]
+    update = (
+        f"UPDATE {documents} SET content = content || %s, length = length + %s, version = version + 1, "
+        f"updated_at = %s, base_version = CASE WHEN {_SNAPSHOT_DUE} THEN version + 1 ELSE base_version END, "
+        f"base_length = CASE WHEN {_SNAPSHOT_DUE} THEN length + %s ELSE base_length END "
+        "WHERE thread_id = %s AND length <= %s"
+    )
+    update_parameters = [text, len(text), now, *due, *due, len(text), thread_id, conf.MAX_DOCUMENT_CHARS - len(text)]
+    reason, actor, tool = _author(reason, actor)
+    insert = (
+        f"INSERT INTO {revisions} (document_id, version, op, title, length, text, action_and_reasoning, actor, "
+        "tool, base_version, created_at) "
+    )
     with connection.cursor() as cursor:
-        cursor.execute(
-            f"UPDATE {table} SET content = content || %s, length = length + %s, "
-            "version = version + 1, updated_at = %s "
-            "WHERE thread_id = %s AND length <= %s RETURNING id, version, length, title, base_version, base_length",
-            [
-                text,
-                len(text),
-                connection.ops.adapt_datetimefield_value(timezone.now()),
-                thread_id,
-                conf.MAX_DOCUMENT_CHARS - len(text),
-            ],
-        )
-        row = cursor.fetchone()
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"WITH appended AS ({update} RETURNING id, version, length, title, base_version) "
+                f"{insert} SELECT id, version, 'append', title, length, %s, %s, %s, %s, base_version, %s "
+                "FROM appended RETURNING document_id, version, length, title, base_version",
+                [*update_parameters, text, reason, actor, tool, now],
+            )
+            row = cursor.fetchone()
+        else:
+            cursor.execute(f"{update} RETURNING id, version, length, title, base_version", update_parameters)
+            row = cursor.fetchone()
+            if row is not None:
+                cursor.execute(
+                    f"{insert} VALUES (%s, %s, 'append', %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [row[0], row[1], row[3], row[2], text, reason, actor, tool, row[4], now],
+                )
         if row is None:
             return None
-        document_id, version, length, title, base_version, base_length = row
-        if version - base_version >= SNAPSHOT_EVERY_APPENDS or length - base_length >= max(SNAPSHOT_MIN_CHARS, base_length):
-            snapshots = connection.ops.quote_name(Snapshot._meta.db_table)
+        document_id, version, length, title, base_version = row
+        if base_version == version:  # due: the content now is the next whole copy
+            snapshots = quote(Snapshot._meta.db_table)
             cursor.execute(
                 f"INSERT INTO {snapshots} (document_id, version, content) "
-                f"SELECT id, version, content FROM {table} WHERE id = %s",
+                f"SELECT id, version, content FROM {documents} WHERE id = %s",
                 [document_id],
             )
-            cursor.execute(
-                f"UPDATE {table} SET base_version = version, base_length = length WHERE id = %s", [document_id]
-            )
-            base_version = version
     change = DocumentChange(thread_id, "append", version, title, length, text)
-    _record(document_id, change, base_version=base_version, reason=reason, actor=actor)
+    document_changed.send(sender=WorkingDocument, change=change)
     return change
 
 
