@@ -86,7 +86,7 @@ class WorkspaceRepository:
                 # update_or_create locks the row (select_for_update) and, when two
                 # calls race to create it, retries as an update: no IntegrityError
                 # escapes. Without the old content: it may be a megabyte.
-                document, created = WorkingDocument.objects.only("thread_id", "title", "version").update_or_create(
+                document, created = WorkingDocument.objects.defer("content").update_or_create(
                     thread_id=thread_id, defaults=updates, create_defaults=created_values
                 )
                 if not created:
