@@ -158,7 +158,7 @@ def test_the_history_filters_by_actor_and_by_tool(client, admin_user, edited):
 def test_a_revision_shows_its_content_and_an_escaped_diff(client, admin_user, edited):
     client.force_login(admin_user)
     page = client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()
-    content = page.split('<pre class="content" id="content">')[1].split("</pre>")[0]
+    content = page.split('<pre class="revision-content" id="revision-content">')[1].split("</pre>")[0]
     assert content == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(1)&quot;&gt;\nline two"
     diff = page.split('<pre class="diff" id="diff">')[1].split("</pre>")[0]
     assert '<span class="add">+line two</span>' in diff
