@@ -150,6 +150,10 @@ def test_the_history_filters_by_actor_and_by_tool(client, admin_user, edited):
     client.force_login(admin_user)
     by_actor = client.get(history_url(edited), {"actor": "writer"}).content.decode()
     assert by_actor.count('revisions/3/">3</a>') == 1 and 'revisions/2/">2</a>' not in by_actor
+    unfiltered = client.get(history_url(edited), {"actor": "", "tool": ""}).content.decode()  # "(any)" twice
+    assert all(f'revisions/{version}/">{version}</a>' in unfiltered for version in (1, 2, 3, 4))
+    without_tool = client.get(history_url(edited), {"tool": "(none)"}).content.decode()
+    assert 'revisions/1/">1</a>' in without_tool and 'revisions/2/">2</a>' not in without_tool
     by_tool = client.get(history_url(edited), {"tool": "append_to_document"}).content.decode()
     assert 'revisions/2/">2</a>' in by_tool and 'revisions/4/">4</a>' in by_tool
     assert 'revisions/3/">3</a>' not in by_tool and 'revisions/1/">1</a>' not in by_tool

@@ -18,6 +18,7 @@ REVISIONS_PER_PAGE = 100
 # difflib compares lines pairwise in the worst case: past this many lines on
 # either side, the page shows the changed text instead of a line diff.
 DIFF_MAX_LINES = 5000
+NONE = "(none)"  # the history filter's value for "no actor" or "no tool"
 
 
 @admin.register(WorkingDocument)
@@ -87,9 +88,9 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         """The document's revisions, newest first, filtered by actor and tool."""
         document = self._document(request, object_id)
         revisions = document.revisions.defer("text").order_by("-version")
-        filters = {name: request.GET[name] for name in ("actor", "tool") if name in request.GET}
+        filters = {name: request.GET[name] for name in ("actor", "tool") if request.GET.get(name)}
         for name, value in filters.items():
-            revisions = revisions.filter(**{name: value or None})
+            revisions = revisions.filter(**{name: None if value == NONE else value})
         page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("p"))
         choices = {
             name: document.revisions.order_by(name).values_list(name, flat=True).distinct()[:50]
@@ -103,6 +104,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             "page": page,
             "filters": filters,
             "choices": choices,
+            "none": NONE,
         }
         return TemplateResponse(request, "admin/workspace/workingdocument/revisions.html", context)
 

@@ -1,6 +1,7 @@
 """The HTTP API: thin DRF views over the tool registry and the repository."""
 
 import logging
+import re
 
 from django.conf import settings
 from django.core.exceptions import RequestDataTooBig
@@ -179,14 +180,17 @@ def _non_negative_integer(name: str, value: str) -> int:
     return int(value)
 
 
+IF_MATCH_PATTERN = re.compile(r'"([0-9]{1,18})"')
+
+
 def _if_match(value: str | None) -> int | None:
     """``If-Match: "<version>"``: the version the call expects the document at."""
     if value is None:
         return None
-    version = value.strip().removeprefix('"').removesuffix('"')
-    if not (value.strip().startswith('"') and value.strip().endswith('"') and len(value.strip()) >= 2):
+    match = IF_MATCH_PATTERN.fullmatch(value.strip())
+    if not match:
         raise InvalidArguments(f'If-Match must be a version in quotes, such as If-Match: "7"; got {value[:40]!r}')
-    return _non_negative_integer("the version in If-Match", version)
+    return int(match.group(1))
 
 
 def _idempotency_key(value: str | None) -> str | None:

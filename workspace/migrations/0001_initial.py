@@ -1,18 +1,10 @@
 from django.db import migrations, models
 
+from ._compression import compress_with_lz4
+
 
 def compress_content_with_lz4(apps, schema_editor):
-    """On PostgreSQL 14+, lz4 TOAST compression makes each append of a large
-    document several times cheaper than the default pglz (see bench/)."""
-    connection = schema_editor.connection
-    if connection.vendor != "postgresql" or connection.pg_version < 140000:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
-        if cursor.fetchone():
-            schema_editor.execute(
-                "ALTER TABLE workspace_workingdocument ALTER COLUMN content SET COMPRESSION lz4"
-            )
+    compress_with_lz4(schema_editor, [("workspace_workingdocument", "content")])
 
 
 class Migration(migrations.Migration):

@@ -4,17 +4,11 @@ import django.db.models.deletion
 from django.db import migrations, models
 from django.db.models import F
 
+from ._compression import compress_with_lz4
+
 
 def compress_history_with_lz4(apps, schema_editor):
-    """As 0001 does for documents: lz4 TOAST compression on PostgreSQL 14+."""
-    connection = schema_editor.connection
-    if connection.vendor != "postgresql" or connection.pg_version < 140000:
-        return
-    with connection.cursor() as cursor:
-        cursor.execute("SELECT 1 FROM pg_settings WHERE name = 'default_toast_compression' AND 'lz4' = ANY(enumvals)")
-        if cursor.fetchone():
-            schema_editor.execute("ALTER TABLE workspace_revision ALTER COLUMN text SET COMPRESSION lz4")
-            schema_editor.execute("ALTER TABLE workspace_snapshot ALTER COLUMN content SET COMPRESSION lz4")
+    compress_with_lz4(schema_editor, [("workspace_revision", "text"), ("workspace_snapshot", "content")])
 
 
 def record_current_versions(apps, schema_editor):
