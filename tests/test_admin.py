@@ -200,3 +200,14 @@ def test_the_detail_links_to_the_history(client, admin_user, edited):
     client.force_login(admin_user)
     page = client.get(f"{LIST}{edited.pk}/change/").content.decode()
     assert f'<a href="{history_url(edited)}">4 revisions: who changed it, when and why</a>' in page
+
+
+def test_a_diff_too_large_to_compute_quickly_is_not_attempted(client, admin_user):
+    many_lines = "".join(f"line {n % 100}\n" for n in range(2000))
+    WorkspaceRepository.upsert_document("huge", content=many_lines)
+    WorkspaceRepository.upsert_document("huge", content=many_lines.replace("line 7\n", "line seven\n"))
+    document = WorkingDocument.objects.get(thread_id="huge")
+    client.force_login(admin_user)
+    page = client.get(f"{LIST}{document.pk}/revisions/2/").content.decode()
+    assert "Too many lines to compare here" in page
+    assert "line seven" in page  # the content at that version is still shown

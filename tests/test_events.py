@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from workspace.events import artifact_channel
 from workspace.events import document_channel as channel_for
 from workspace.tools import DocumentTools, workspace_tool
 
@@ -63,7 +64,10 @@ def test_each_op_sends_its_event(server, token):
     assert append.json() == {
         "thread_id": "ops", "version": 2, "op": "append", "title": "Plan", "length": 15, "text": "- step 😀",
     }
-    assert f"{channel_for('ops')}:2" in append.id.split(",") and f"{channel_for('ops')}:1" in update.id.split(",")
+    # Ids are opaque: each names the thread's channels, and they grow.
+    ids = [dict(part.rsplit(":", 1) for part in event.id.split(",")) for event in (update, append)]
+    assert all(set(id_) == {channel_for("ops"), artifact_channel("ops")} for id_ in ids)
+    assert int(ids[0][channel_for("ops")]) < int(ids[1][channel_for("ops")])
     stream.close()
 
 
@@ -219,13 +223,29 @@ def test_anonymous_subscribers_are_refused(server, authorization):
     assert b"workspace.thread" not in stream.body
 
 
-@pytest.mark.parametrize("last_event_id", ["workspace.thread.t:abc", "workspace.thread.t:1.5", "garbage", ":3"])
+@pytest.mark.parametrize("last_event_id", [
+    "workspace.thread.t:abc", "workspace.thread.t:1.5", "garbage", ":3", "workspace.thread.t:\u00b2",
+    "workspace.thread.other:3", "workspace.thread.t:1,workspace.thread.t:2", "workspace.thread.t:" + "9" * 19, "error",
+])
 def test_a_malformed_last_event_id_is_400(server, token, last_event_id):
     stream = EventStream(
         server, "/api/workspace/threads/t/events/", {"Authorization": f"Token {token}", "Last-Event-ID": last_event_id}
     )
     assert stream.status == 400
     assert b"Last-Event-ID" in stream.body
+
+
+@pytest.mark.parametrize("path, headers", [
+    ("?lastEventId=workspace.thread.t:1&lastEventId=workspace.thread.t:2", {}),
+    ("?lastEventId=x:abc&lastEventId=", {}),
+    ("?lastEventId=workspace.thread.t:1", {"Last-Event-ID": "workspace.thread.t:1"}),
+])
+def test_a_last_event_id_given_twice_is_400(server, token, path, headers):
+    stream = EventStream(
+        server, f"/api/workspace/threads/t/events/{path}", {"Authorization": f"Token {token}", **headers}
+    )
+    assert stream.status == 400
+    assert b"once" in stream.body
 
 
 def test_subscribers_the_policy_denies_are_refused(token):

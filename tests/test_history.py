@@ -34,13 +34,13 @@ def revisions(thread_id: str) -> list[dict]:
 
 def replayed_content(thread_id: str) -> str:
     """The content rebuilt from the thread's events, read from the storage 100 at a time."""
-    storage, content, last = ThreadEventStorage(), "", 0
-    while events := storage.get_events(document_channel(thread_id), last):
+    storage, content, last_id, version = ThreadEventStorage(), "", 0, 0
+    while events := storage.get_events(document_channel(thread_id), last_id):
         for event in events:
             data = json.loads(event.data)
-            assert data["version"] == last + 1
+            assert data["version"] == version + 1
             content = content + data["text"] if data["op"] == "append" else data["content"]
-            last = data["version"]
+            last_id, version = event.id, data["version"]
     return content
 
 
@@ -155,6 +155,21 @@ def test_large_appends_take_snapshots_so_a_rebuild_reads_a_bounded_run():
 
 # The storage gives its connection back after each read: outside a test transaction.
 @pytest.mark.django_db(transaction=True)
+def test_a_document_deleted_and_written_again_resets_its_old_readers():
+    WorkspaceRepository.upsert_document("reborn", content="old life")
+    for n in range(4):
+        WorkspaceRepository.append_document("reborn", f" {n}")
+    last_seen = ThreadEventStorage().get_events(document_channel("reborn"), 0)[-1].id
+    WorkingDocument.objects.filter(thread_id="reborn").delete()  # as a host cleaning up threads may
+    for n in range(6):
+        WorkspaceRepository.append_document("reborn", f"new {n}")
+
+    with pytest.raises(EventDoesNotExist):
+        ThreadEventStorage().get_events(document_channel("reborn"), last_seen)
+
+
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
 def test_events_leave_out_text_over_the_limit():
     WorkspaceRepository.upsert_document("limit", content="a" * 10)
     WorkspaceRepository.append_document("limit", "b" * 11)
@@ -178,6 +193,7 @@ def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeyp
     WorkspaceRepository.upsert_document("stale", content="untouched for long")
     expected = {version: history.revision_with_content(WorkingDocument.objects.get(thread_id="old"), version)[1]
                 for version in range(1, 8)}
+    event_ids = dict(Revision.objects.filter(document__thread_id="old").values_list("version", "pk"))
     long_ago = timezone.now() - timedelta(days=40)
     Revision.objects.filter(document__thread_id="old", version__lte=4).update(created_at=long_ago)
     Revision.objects.filter(document__thread_id="stale").update(created_at=long_ago)
@@ -195,8 +211,8 @@ def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeyp
     assert history.revision_with_content(document, 8)[1] == expected[7] + "after|"
     # A client that last saw a pruned version starts over from the document.
     with pytest.raises(EventDoesNotExist):
-        ThreadEventStorage().get_events(document_channel("old"), 3)
-    assert len(ThreadEventStorage().get_events(document_channel("old"), 5)) == 3
+        ThreadEventStorage().get_events(document_channel("old"), event_ids[3])
+    assert len(ThreadEventStorage().get_events(document_channel("old"), event_ids[5])) == 3  # 6, 7 and 8
 
 
 def test_prune_revisions_needs_a_number_of_days():

@@ -4,7 +4,8 @@ import json
 
 import pytest
 
-from workspace.tools import DocumentTools
+from workspace.repository import WorkspaceRepository
+from workspace.tools import DocumentTools, workspace_tool
 
 from .conftest import stored
 from .test_tools import FailingTools
@@ -110,3 +111,25 @@ def test_in_python_expected_version_gives_the_same_guarantee():
     assert fresh["success"] is True
     assert FailingTools("p-8").make_chart(points=[1], action_and_reasoning=WHY)["success"] is True
     assert stored("p-8")["content"] == "old!"
+
+
+class TwoWriteTools:
+    def __init__(self, thread_id, **options):
+        self.thread_id = thread_id
+        self.call_options = DocumentTools(thread_id, **options).call_options
+
+    @workspace_tool
+    def append_twice(self, text: str) -> tuple[str, None]:
+        """Append the text twice."""
+        WorkspaceRepository.append_document(self.thread_id, text)
+        change = WorkspaceRepository.append_document(self.thread_id, text)
+        return f"appended ({change.length} chars total)", None
+
+
+def test_the_expected_version_is_that_of_the_call_s_first_write():
+    DocumentTools("p-9").update_document(content="old", action_and_reasoning=WHY)
+    envelope = TwoWriteTools("p-9", expected_version=1).append_twice(text="!", action_and_reasoning=WHY)
+    assert envelope == {"success": True, "summary": "appended (5 chars total)", "artifact": None}
+    stale = TwoWriteTools("p-9", expected_version=1).append_twice(text="?", action_and_reasoning=WHY)
+    assert stale["current_version"] == 3
+    assert stored("p-9")["content"] == "old!!"

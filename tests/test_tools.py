@@ -225,3 +225,11 @@ def test_action_and_reasoning_is_recorded_with_the_change():
     assert (revision.action_and_reasoning, revision.actor, revision.tool) == (
         "Noting the user's budget.", "planner", "append_to_document",
     )
+
+
+def test_action_and_reasoning_is_bounded():
+    envelope = DocumentTools("t-1").append_to_document(text="x", action_and_reasoning="why " * 1001)
+    assert envelope == {
+        "success": False, "error": "argument 'action_and_reasoning': String should have at most 4000 characters",
+    }
+    assert stored("t-1") is None

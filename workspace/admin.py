@@ -15,9 +15,9 @@ from .models import Revision, WorkingDocument
 from .repository import WorkspaceRepository
 
 REVISIONS_PER_PAGE = 100
-# difflib compares lines pairwise in the worst case: past this many lines on
-# either side, the page shows the changed text instead of a line diff.
-DIFF_MAX_LINES = 5000
+# difflib compares lines pairwise in the worst case: past this product of
+# the two sides' line counts (about a second of work), no line diff is shown.
+DIFF_MAX_LINE_PAIRS = 1_000_000
 NONE = "(none)"  # the history filter's value for "no actor" or "no tool"
 
 
@@ -165,7 +165,7 @@ def line_diff(before: str, after: str, has_before: bool) -> list[tuple[str, str]
     """(kind, line) pairs of a unified diff, kind being "add", "remove", "hunk"
     or "same"; None when a side has too many lines to compare here."""
     old, new = before.splitlines(), after.splitlines()
-    if len(old) > DIFF_MAX_LINES or len(new) > DIFF_MAX_LINES:
+    if len(old) * len(new) > DIFF_MAX_LINE_PAIRS:
         return None
     kinds = {"+": "add", "-": "remove", "@": "hunk", " ": "same"}
     lines = difflib.unified_diff(old, new, "before" if has_before else "(no document)", "after", lineterm="", n=3)

@@ -1,7 +1,7 @@
 """Reading the revision log: revisions, the content at any kept version, and
 the document events a reconnecting client missed. Nothing here writes."""
 
-from django.db.models import Case, F, Q, TextField, Value, When
+from django.db.models import Case, F, Q, Subquery, TextField, Value, When
 from django.db.models.functions import Length
 
 from .exceptions import DocumentNotFound, RevisionNotFound
@@ -35,10 +35,15 @@ def revisions_after(thread_id: str, after: int, limit: int) -> list[Revision]:
 def revision_with_content(document: WorkingDocument | int, version: int) -> tuple[Revision, str]:
     """The revision at ``version`` and the whole content of the document then."""
     document_id = getattr(document, "pk", document)
-    revision = Revision.objects.filter(document_id=document_id, version=version).first()
-    if revision is None:
-        raise RevisionNotFound(f"the document has no revision {version} (it may have been pruned)")
-    return revision, content_at(revision)
+    for _ in range(2):
+        revision = Revision.objects.filter(document_id=document_id, version=version).first()
+        if revision is None:
+            break
+        content = content_at(revision)
+        if len(content) == revision.length:
+            return revision, content
+        # Pruned between the reads (its base moved): read the revision again.
+    raise RevisionNotFound(f"the document has no revision {version} (it may have been pruned)")
 
 
 def content_at(revision: Revision) -> str:
@@ -64,13 +69,23 @@ def current_version(thread_id: str) -> int:
     return WorkingDocument.objects.filter(thread_id=thread_id).values_list("version", flat=True).first() or 0
 
 
-def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> list[dict] | None:
-    """The changes with ``version > after``, oldest first, at most ``limit``, as
-    the data of their ``document`` events; ``text`` is None where it is longer
-    than ``max_chars`` (the database leaves it out; it never reaches Python).
+def newest_event_id(thread_id: str) -> int:
+    """The id of the thread's newest document event: its newest revision's key; 0 when none."""
+    return (
+        Revision.objects.filter(document__thread_id=thread_id).order_by("-version").values_list("pk", flat=True).first()
+        or 0
+    )
 
-    None when the changes right after ``after`` are not kept (pruned, or the
-    document was deleted and written again): the caller cannot catch up from here.
+
+def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> list[dict] | None:
+    """The changes after event ``after`` (a revision's key; 0: from the first
+    version), oldest first, at most ``limit``, as the data of their ``document``
+    events, each with its ``id``; ``text`` is None where it is longer than
+    ``max_chars`` (the database leaves it out; it never reaches Python).
+
+    None when the changes right after ``after`` are not kept: it was pruned,
+    or it belongs to a document since deleted (a new one starts again at
+    version 1). The caller cannot catch up from here.
     """
     changed = Case(
         When(Q(op=Revision.Op.APPEND) & Q(text_chars__lte=max_chars), then=F("text")),
@@ -78,21 +93,22 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
         default=Value(None),
         output_field=TextField(),
     )
+    revisions = Revision.objects.filter(document__thread_id=thread_id).order_by("version")
+    if after:
+        anchor = Revision.objects.filter(pk=after, document__thread_id=thread_id).values("version")
+        revisions = revisions.filter(version__gte=Subquery(anchor))
     rows = list(
-        Revision.objects.filter(document__thread_id=thread_id, version__gte=max(after, 1))
-        .order_by("version")
-        .annotate(text_chars=Length("text"), short_text=changed)
-        .values("version", "op", "title", "length", "short_text")[: limit + 1]
+        revisions.annotate(text_chars=Length("text"), short_text=changed)
+        .values("pk", "version", "op", "title", "length", "short_text")[: limit + 1]
     )
-    first = after if after > 0 else 1
-    if not rows:
-        return [] if after == 0 or after == current_version(thread_id) else None
-    if rows[0]["version"] != first:
-        return None
-    if after > 0:
+    if after:
+        if not rows or rows[0]["pk"] != after:
+            return None
         rows = rows[1:]
+    elif rows and rows[0]["version"] != 1:
+        return None
     return [
-        {"version": row["version"], "op": row["op"], "title": row["title"], "length": row["length"],
+        {"id": row["pk"], "version": row["version"], "op": row["op"], "title": row["title"], "length": row["length"],
          "text": row["short_text"]}
         for row in rows[:limit]
     ]

@@ -83,10 +83,14 @@ def store_answer(claimed: Claim, status_code: int, envelope: dict) -> None:
 _next_trim = datetime.min.replace(tzinfo=dt_timezone.utc)  # per process
 
 
+TRIM_BATCH = 1000
+
+
 def _trim_expired(now: datetime) -> None:
-    """Delete expired records in one statement, at most once a minute per process."""
+    """Delete up to TRIM_BATCH expired records, at most once a minute per process."""
     global _next_trim
     if now < _next_trim:
         return
     _next_trim = now + TRIM_INTERVAL
-    IdempotencyRecord.objects.filter(created_at__lt=now - KEPT_FOR).delete()
+    expired = IdempotencyRecord.objects.filter(created_at__lt=now - KEPT_FOR).values_list("pk", flat=True)
+    IdempotencyRecord.objects.filter(pk__in=list(expired[:TRIM_BATCH])).delete()

@@ -8,19 +8,15 @@ has not sent yet. A commit that is never announced (the process died) is
 found by the next announcement on the thread, or by a reconnecting client.
 """
 
-import json
-
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import router, transaction
 from django.dispatch import receiver
 
-from ..conf import conf
 from ..models import WorkingDocument
 from ..signals import DocumentChange, artifact_produced, document_changed
 from . import fanout
 from .channels import artifact_channel, document_channel
 from .library import wake_listeners
-from .storage import ThreadEventStorage
+from .storage import ThreadEventStorage, fits
 
 
 @receiver(document_changed, dispatch_uid="workspace.events.document")
@@ -30,9 +26,7 @@ def _announce_document_change(sender, change: DocumentChange, **kwargs) -> None:
 
 @receiver(artifact_produced, dispatch_uid="workspace.events.artifact")
 def _store_artifact_event(sender, thread_id: str, tool: str, artifact, **kwargs) -> None:
-    data = {"tool": tool, "artifact": artifact}
-    if len(json.dumps(artifact, cls=DjangoJSONEncoder)) > conf.EVENT_MAX_CHARS:
-        data = {"tool": tool, "omitted": True}
+    data = {"tool": tool, "artifact": artifact} if fits(artifact) else {"tool": tool, "omitted": True}
     channel = artifact_channel(thread_id)
     ThreadEventStorage().append_event(channel, "artifact", data)
     _announce_after_commit(channel)

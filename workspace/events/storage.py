@@ -28,11 +28,23 @@ def document_event_data(thread_id: str, change: dict) -> dict:
     op = "append" if change["op"] == "append" else "update"  # an edit or a restore replaces the content
     data = {"thread_id": thread_id, "version": change["version"], "op": op, "title": change["title"],
             "length": change["length"]}
-    if change["text"] is None:
+    if change["text"] is None or not fits(change["text"]):
         data["omitted"] = True
     else:
         data["text" if op == "append" else "content"] = change["text"]
     return data
+
+
+def encode(data) -> str:
+    """As JSON, characters as they are (only control characters escaped)."""
+    return json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False)
+
+
+def fits(value) -> bool:
+    """Whether ``value`` encodes within about WORKSPACE_EVENT_MAX_CHARS characters
+    (control characters take six each once escaped)."""
+    limit = conf.EVENT_MAX_CHARS
+    return (len(value) <= limit if isinstance(value, str) else True) and len(encode(value)) <= 2 * limit + 1024
 
 
 class ThreadEventStorage(StorageBase):
@@ -50,7 +62,7 @@ class ThreadEventStorage(StorageBase):
     def get_current_id(self, channel: str) -> int:
         try:
             if channel.startswith(DOCUMENT_PREFIX):
-                return history.current_version(channel.removeprefix(DOCUMENT_PREFIX))
+                return history.newest_event_id(channel.removeprefix(DOCUMENT_PREFIX))
             return EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
         finally:
             close_old_connections()
@@ -59,9 +71,9 @@ class ThreadEventStorage(StorageBase):
         thread_id = channel.removeprefix(DOCUMENT_PREFIX)
         changes = history.changes_after(thread_id, last_id, limit, conf.EVENT_MAX_CHARS)
         if changes is None:
-            raise EventDoesNotExist(f"no change {last_id} to resume from", history.current_version(thread_id))
+            raise EventDoesNotExist(f"no change {last_id} to resume from", history.newest_event_id(thread_id))
         return [
-            Event(channel, "document", json.dumps(document_event_data(thread_id, change)), id=change["version"])
+            Event(channel, "document", encode(document_event_data(thread_id, change)), id=change["id"])
             for change in changes
         ]
 
@@ -90,7 +102,7 @@ class ThreadEventStorage(StorageBase):
                 [channel, now, now],
             )
             (event_id,) = cursor.fetchone()
-        encoded = json.dumps(data, cls=DjangoJSONEncoder)
+        encoded = encode(data)
         rows = [StoredEvent(channel=channel, type=event_type, data=encoded, eid=event_id)]
         if event_id == 1:  # the placeholder a new channel is resumed from
             rows.insert(0, StoredEvent(channel=channel, eid=0))

@@ -1,5 +1,8 @@
 """The ``text/event-stream`` response of one thread."""
 
+import re
+from urllib.parse import unquote
+
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django_eventstream.views import events as eventstream_view
@@ -19,7 +22,7 @@ def stream_response(request, thread_id: str):
     proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
     if proxy_only:
         raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
-    _check_last_event_id(request.headers.get("Last-Event-ID") or request.GET.get("lastEventId"))
+    _check_last_event_id(request, thread_id)
     if not isinstance(request, ASGIRequest):
         # Under WSGI the endless stream would hold a sync worker for good.
         raise ServiceUnavailable("event streams are served by the ASGI server; route /events/ there")
@@ -28,11 +31,24 @@ def stream_response(request, thread_id: str):
     return response
 
 
-def _check_last_event_id(last_event_id: str | None) -> None:
-    """``channel:number[,channel:number...]``, as this stream hands them out."""
-    if not last_event_id:
+EVENT_ID_PART = re.compile(r"([^,:]+):([0-9]{1,18})")
+
+
+def _check_last_event_id(request, thread_id: str) -> None:
+    """At most one ``Last-Event-ID`` (header or ``lastEventId`` parameter), and
+    only as this stream hands them out: ``channel:number[,channel:number]``
+    with the thread's own channels, each once."""
+    given = request.GET.getlist("lastEventId")
+    if "Last-Event-ID" in request.headers:
+        given.append(request.headers["Last-Event-ID"])
+    if not given:
         return
-    for part in last_event_id.split(","):
-        channel, separator, number = part.rpartition(":")
-        if not (separator and channel and number.isdigit()):
-            raise InvalidArguments(f"Last-Event-ID {last_event_id[:200]!r} is not one of this stream's event ids")
+    if len(given) > 1:
+        raise InvalidArguments("give the last event id once: the Last-Event-ID header or one lastEventId parameter")
+    channels, seen = set(channels_of(thread_id)), set()
+    for part in given[0].split(","):
+        match = EVENT_ID_PART.fullmatch(part)
+        channel = unquote(match.group(1)) if match else None
+        if channel not in channels or channel in seen:
+            raise InvalidArguments(f"Last-Event-ID {given[0][:200]!r} is not one of this stream's event ids")
+        seen.add(channel)

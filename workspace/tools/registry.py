@@ -39,9 +39,14 @@ def _not_blank(value: str) -> str:
     return value
 
 
+# Stored with every change and listed with the history: a few sentences.
+ACTION_AND_REASONING_MAX_LENGTH = 4000
+
 ActionAndReasoning = Annotated[
     str,
-    Field(min_length=1, description="What you are doing with this call and why."),
+    Field(
+        min_length=1, max_length=ACTION_AND_REASONING_MAX_LENGTH, description="What you are doing with this call and why."
+    ),
     AfterValidator(_not_blank),
 ]
 
