@@ -5,6 +5,8 @@ Side by side in one run, each append on a document reset to the same size:
   the least work the database can do for an append (lz4 column, as migrated);
 - raw SQL, pglz: the same on a copy of the table left at PostgreSQL's default
   compression, to show what the migration's lz4 buys;
+- raw SQL + revision: that UPDATE and the insert of its revision in one
+  autocommit statement, the least the database can do to keep history;
 - repository: ``WorkspaceRepository.append_document`` (one transaction: the
   locking ``UPDATE ... RETURNING`` and the insert of the revision, which is
   also the live event);
@@ -91,6 +93,18 @@ def main() -> None:
 
         return append
 
+    def raw_append_with_revision(thread_id: str) -> None:
+        raw.execute(
+            f"WITH appended AS (UPDATE {TABLE} SET content = content || %s, length = length + %s, "
+            "version = version + 1, updated_at = now() WHERE thread_id = %s "
+            "RETURNING id, version, length, title, base_version) "
+            "INSERT INTO workspace_revision (document_id, version, op, title, length, text, action_and_reasoning, "
+            "actor, tool, base_version, created_at) "
+            "SELECT id, version, 'append', title, length, %s, 'benchmark', NULL, NULL, base_version, now() "
+            "FROM appended",
+            (chunk, len(chunk), thread_id, chunk),
+        )
+
     def tool_append(thread_id: str) -> None:
         envelope = DocumentTools(thread_id).append_to_document(text=chunk, action_and_reasoning="benchmark")
         assert envelope["success"], envelope
@@ -98,6 +112,7 @@ def main() -> None:
     methods = {
         "raw SQL": (TABLE, raw_append(TABLE)),
         "raw SQL, pglz": (PGLZ_TABLE, raw_append(PGLZ_TABLE)),
+        "raw + revision": (TABLE, raw_append_with_revision),
         "repository": (TABLE, lambda thread_id: WorkspaceRepository.append_document(thread_id, chunk)),
         "tool call": (TABLE, tool_append),
     }
