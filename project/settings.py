@@ -34,6 +34,17 @@ ALLOWED_HOSTS = [
     if host.strip()
 ]
 
+# Behind HTTPS (a TLS proxy that sets X-Forwarded-Proto): secure cookies,
+# HSTS and a redirect to HTTPS, so that `check --deploy` reports no issue.
+if env_bool("DJANGO_HTTPS", False):
+    SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
+    SECURE_SSL_REDIRECT = True
+    SESSION_COOKIE_SECURE = True
+    CSRF_COOKIE_SECURE = True
+    SECURE_HSTS_SECONDS = int(os.environ.get("DJANGO_HSTS_SECONDS", str(365 * 24 * 3600)))
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
+    SECURE_HSTS_PRELOAD = True
+
 INSTALLED_APPS = [
     "django.contrib.admin",
     "django.contrib.auth",
@@ -77,6 +88,12 @@ WSGI_APPLICATION = "project.wsgi.application"
 ASGI_APPLICATION = "project.asgi.application"
 
 
+# Seconds a write waits for another's lock (SQLite: for the database) and a
+# statement may run (PostgreSQL) before giving up; 0 turns the second off.
+LOCK_TIMEOUT_SECONDS = int(os.environ.get("DATABASE_LOCK_TIMEOUT", "5"))
+STATEMENT_TIMEOUT_SECONDS = int(os.environ.get("DATABASE_STATEMENT_TIMEOUT", "30"))
+
+
 def database_from_url(url: str) -> dict:
     database = dj_database_url.parse(url)
     if database["ENGINE"] == "django.db.backends.sqlite3":
@@ -85,7 +102,7 @@ def database_from_url(url: str) -> dict:
         # instead of failing with "database is locked" halfway through.
         database["OPTIONS"] = {
             "transaction_mode": "IMMEDIATE",
-            "timeout": 20,
+            "timeout": LOCK_TIMEOUT_SECONDS,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
             **database.get("OPTIONS", {}),  # what the URL's query string says wins
         }
@@ -98,6 +115,9 @@ def database_from_url(url: str) -> dict:
         # again: bench/append.py measured 0.3 ms a call. Neither works behind
         # PgBouncer in transaction mode.
         database["OPTIONS"] = {
+            # A stuck lock or a runaway query must not hold a worker for good:
+            # both end in an error, which the API answers with 503.
+            "options": f"-c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000} -c statement_timeout={STATEMENT_TIMEOUT_SECONDS * 1000}",
             "server_side_binding": True,
             "prepare_threshold": 5,
             "pool": {
@@ -180,16 +200,17 @@ if os.environ.get("REDIS_URL"):
 # body, even when every character is escaped as \ud83d\ude00 (12 bytes).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1_000_000 + 1024 * 1024
 
+# Every error reaches the console with its traceback, whatever DEBUG says
+# (Django's own logging prints only while DEBUG is on, and mails otherwise).
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s: %(message)s"}},
+    "handlers": {"console": {"class": "logging.StreamHandler", "formatter": "plain"}},
+    "root": {"handlers": ["console"], "level": "WARNING"},
     "loggers": {
-        "workspace": {"handlers": ["console"], "level": "INFO"},
-        # DEBUG shows, among others, each event a slow stream's queue had no room for.
-        "django_eventstream": {
-            "handlers": ["console"],
-            "level": os.environ.get("DJANGO_EVENTSTREAM_LOG_LEVEL", "WARNING"),
-        },
+        "django": {"handlers": [], "level": "WARNING"},  # to the root's console, not only while DEBUG
+        "workspace": {"level": "INFO"},
+        "django_eventstream": {"level": os.environ.get("DJANGO_EVENTSTREAM_LOG_LEVEL", "WARNING")},
     },
 }

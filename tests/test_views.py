@@ -261,3 +261,26 @@ def test_a_policy_that_raises_http404_gives_404_on_every_endpoint(api):
     assert response.json() == {"success": False, "error": "no such thread"}
     assert document(api, "t").status_code == 404
     assert stored("t") is None
+
+
+@pytest.mark.parametrize("content_type, body", [
+    ("application/x-www-form-urlencoded", "text=hi&action_and_reasoning=why"),
+    ("multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nhi\r\n--x--\r\n"),
+])
+def test_a_form_body_is_told_to_send_json(api, content_type, body):
+    response = api.generic("POST", "/api/workspace/threads/t/tools/append_to_document/", body, content_type=content_type)
+    assert response.status_code == 400
+    assert response.json()["error"].startswith(
+        "the request body must be a JSON object of the tool's arguments, sent with Content-Type: application/json"
+    )
+    assert stored("t") is None
+
+
+def test_each_call_s_outcome_is_logged(api, caplog):
+    import logging
+
+    with caplog.at_level(logging.INFO, logger="workspace"):
+        call(api, "big2", "update_document", {"content": "x" * 1_000_001, "action_and_reasoning": WHY})
+        call(api, "big2", "update_document", {"content": "fine", "action_and_reasoning": WHY})
+    assert "update_document on thread 'big2': failed (400)" in caplog.text
+    assert "update_document on thread 'big2': ok (200)" in caplog.text

@@ -40,6 +40,21 @@ class ServiceUnavailable(WorkspaceError):
     default_code = "service_unavailable"
 
 
+# What a 503 tells the client to wait before retrying.
+RETRY_AFTER_SECONDS = 1
+
+
+class DatabaseUnavailable(ServiceUnavailable):
+    """The database could not be reached, or did not answer in time (a lock
+    wait, a statement timeout, a connection killed, the pool exhausted)."""
+
+    def __init__(self):
+        super().__init__(
+            "the database is unavailable or busy, so this call may not have been applied: retry it shortly "
+            "(with the same Idempotency-Key, a retry is never applied twice)"
+        )
+
+
 class ToolFailed(WorkspaceError):
     """An unexpected error inside a tool; details go to the server log, not the agent."""
 
@@ -77,3 +92,10 @@ class IdempotencyConflict(WorkspaceError):
 class IdempotencyKeyReused(WorkspaceError):
     status_code = 422
     default_code = "idempotency_key_reused"
+
+
+class DeletedWhileWriting(WorkspaceError):
+    """The document was deleted (by the host) while this call was writing it, twice in a row."""
+
+    status_code = 409
+    default_code = "deleted_while_writing"

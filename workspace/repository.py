@@ -20,7 +20,7 @@ from django.utils import timezone
 from . import history
 from .calls import current_call
 from .conf import conf
-from .exceptions import DocumentNotFound, DocumentTooLarge, InvalidArguments, PreconditionFailed
+from .exceptions import DeletedWhileWriting, DocumentNotFound, DocumentTooLarge, InvalidArguments, PreconditionFailed
 from .models import Revision, Snapshot, WorkingDocument
 from .signals import DocumentChange, document_changed
 from .validation import check_storable, validate_thread_id
@@ -86,8 +86,10 @@ class WorkspaceRepository:
                 # update_or_create locks the row (select_for_update) and, when two
                 # calls race to create it, retries as an update: no IntegrityError
                 # escapes. Without the old content: it may be a megabyte.
-                document, created = WorkingDocument.objects.defer("content").update_or_create(
-                    thread_id=thread_id, defaults=updates, create_defaults=created_values
+                document, created = _retried_if_deleted(
+                    lambda: WorkingDocument.objects.defer("content").update_or_create(
+                        thread_id=thread_id, defaults=updates, create_defaults=created_values
+                    )
                 )
                 if not created:
                     document.refresh_from_db(fields=["version"])
@@ -115,8 +117,8 @@ class WorkspaceRepository:
             # Missing, empty text, too large to take the chunk, or a version to
             # check. get_or_create locks the row; if another call created it
             # first, it returns that row.
-            document, created = (
-                WorkingDocument.objects.select_for_update()
+            document, created = _retried_if_deleted(
+                lambda: WorkingDocument.objects.select_for_update()
                 .only("length", "version", "title")
                 .get_or_create(thread_id=thread_id, defaults={"content": text, "length": len(text), "base_length": len(text)})
             )
@@ -211,6 +213,22 @@ def _rebase(document_id: int, before: datetime) -> int:
         if document.base_version < oldest:
             WorkingDocument.objects.filter(pk=document_id).update(base_version=oldest, base_length=first.length)
     return oldest
+
+
+def _retried_if_deleted(get_or_create):
+    """Run ``get_or_create`` (or ``update_or_create``), once more if it fails the
+    way they do when the row they collided with is deleted before they read
+    it (an IntegrityError); a second failure is the caller's to retry."""
+    try:
+        return get_or_create()
+    except IntegrityError:
+        pass
+    try:
+        return get_or_create()
+    except IntegrityError:
+        raise DeletedWhileWriting(
+            "the document was deleted while this call was writing it; nothing was changed: retry the call"
+        ) from None
 
 
 def _expected_version() -> int | None:

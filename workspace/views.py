@@ -4,9 +4,11 @@ import logging
 import re
 
 from django.conf import settings
-from django.core.exceptions import RequestDataTooBig
+from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.db import InterfaceError, OperationalError
+from django.http import Http404
 from rest_framework import permissions, serializers
-from rest_framework.exceptions import APIException
+from rest_framework.exceptions import APIException, ParseError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
@@ -17,7 +19,14 @@ from . import history
 from .access import can_access
 from .calls import IDEMPOTENCY_KEY_PATTERN, CallOptions
 from .events.stream import stream_response
-from .exceptions import DocumentTooLarge, InvalidArguments, ToolFailed, WorkspaceError
+from .exceptions import (
+    RETRY_AFTER_SECONDS,
+    DatabaseUnavailable,
+    DocumentTooLarge,
+    InvalidArguments,
+    ToolFailed,
+    WorkspaceError,
+)
 from .repository import WorkspaceRepository
 from .tools.registry import failure_envelope, get_tool, registered_tools
 from .validation import validate_thread_id
@@ -52,9 +61,20 @@ class WorkspaceView(APIView):
     content_negotiation_class = JSONOnly
 
     def handle_exception(self, exc):
+        """The app's errors with their status; the database's faults as 503 with
+        Retry-After; any other error logged with its traceback and answered 500."""
+        if isinstance(exc, (OperationalError, InterfaceError)):
+            logger.exception("the database failed during %s %s", self.request.method, self.request.path)
+            exc = DatabaseUnavailable()
+        elif not isinstance(exc, (WorkspaceError, APIException, Http404, PermissionDenied)):
+            logger.exception("%s %s failed", self.request.method, self.request.path)
+            exc = ToolFailed("the server failed to handle this request")
         if isinstance(exc, WorkspaceError):
             exc = _as_api_exception(exc)
-        return super().handle_exception(exc)
+        response = super().handle_exception(exc)
+        if response.status_code == 503:
+            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        return response
 
 
 class ToolListView(WorkspaceView):
@@ -73,6 +93,11 @@ class ToolCallView(WorkspaceView):
             arguments = request.data
         except RecursionError:
             raise InvalidArguments("the request body is nested too deeply") from None
+        except ParseError as error:
+            raise InvalidArguments(
+                "the request body must be a JSON object of the tool's arguments, sent with "
+                f"Content-Type: application/json ({_detail_text(error.detail)[:200]})"
+            ) from None
         except RequestDataTooBig:
             raise DocumentTooLarge(
                 "the request body is larger than this server accepts "
@@ -86,16 +111,16 @@ class ToolCallView(WorkspaceView):
             idempotency_key=_idempotency_key(request.headers.get("Idempotency-Key")),
         )
         result = tool.invoke(thread_id, arguments, options)
-        headers = {"Idempotent-Replayed": "true"} if result.replayed else None
+        headers = {}
+        if result.replayed:
+            headers["Idempotent-Replayed"] = "true"
+        if result.status_code == 503:
+            headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return Response(result.envelope, status=result.status_code, headers=headers)
 
     def handle_exception(self, exc):
         """Whatever goes wrong, this endpoint answers with the failure envelope."""
-        try:
-            response = super().handle_exception(exc)
-        except Exception:
-            logger.exception("tool call failed outside the tool")
-            response = super().handle_exception(_as_api_exception(ToolFailed("the server failed to handle this call")))
+        response = super().handle_exception(exc)
         response.data = failure_envelope(_detail_text(response.data))
         return response
 

@@ -15,14 +15,14 @@ from dataclasses import dataclass
 from typing import Annotated, Any, Callable
 
 import pydantic
-from django.db import router, transaction
+from django.db import InterfaceError, OperationalError, router, transaction
 from django.utils.module_loading import import_string
 from pydantic import AfterValidator, ConfigDict, Field
 
 from .. import idempotency
 from ..calls import CallOptions, ToolCall, making
 from ..conf import conf
-from ..exceptions import InvalidArguments, ToolFailed, UnknownTool, WorkspaceError
+from ..exceptions import DatabaseUnavailable, InvalidArguments, ToolFailed, UnknownTool, WorkspaceError
 from ..models import WorkingDocument
 from ..repository import check_precondition
 from ..signals import artifact_produced
@@ -144,6 +144,13 @@ class ToolSpec:
 
         ``options`` (over HTTP, from the request) default to the collection's
         ``call_options`` (in Python, from its keywords)."""
+        result = self._invoke(collection, args, kwargs, options)
+        outcome = "replayed" if result.replayed else "ok" if result.status_code == 200 else "failed"
+        logger.info("%s on thread %.128r: %s (%d)", self.name, getattr(collection, "thread_id", None), outcome,
+                    result.status_code)
+        return result
+
+    def _invoke(self, collection: Any, args: tuple, kwargs: dict | None, options: CallOptions | None) -> ToolResult:
         try:
             options = options or getattr(collection, "call_options", None) or CallOptions()
             thread_id = validate_thread_id(collection.thread_id)
@@ -172,6 +179,9 @@ class ToolSpec:
                     idempotency.store_answer(claimed, result.status_code, result.envelope)
         except WorkspaceError as error:
             return ToolResult.failure(error)
+        except (OperationalError, InterfaceError):
+            logger.exception("tool %s failed on thread %r: the database failed", self.name, getattr(collection, "thread_id", None))
+            return ToolResult.failure(DatabaseUnavailable())
         except Exception:
             logger.exception("tool %s failed on thread %r", self.name, getattr(collection, "thread_id", None))
             return ToolResult.failure(ToolFailed(f"{self.name} failed because of an error on the server"))
@@ -188,6 +198,14 @@ class ToolSpec:
         if given_twice:
             raise InvalidArguments(f"argument {given_twice[0]!r} was given twice")
         arguments.update(kwargs)
+        unknown = [name for name in arguments if name not in self.argument_names]
+        if unknown:  # refused before validation, whose work and errors grow with their number
+            listed = ", ".join(repr(shorten(str(name))) for name in unknown[:MAX_LISTED_PROBLEMS])
+            more = f" and {len(unknown) - MAX_LISTED_PROBLEMS} more" if len(unknown) > MAX_LISTED_PROBLEMS else ""
+            raise InvalidArguments(
+                f"unknown argument{'s' if len(unknown) > 1 else ''} {listed}{more}; "
+                f"the arguments are: {', '.join(self.argument_names)}"
+            )
         try:
             validated = self.arguments_model.model_validate(arguments)
         except pydantic.ValidationError as error:
@@ -255,22 +273,37 @@ def get_tool(name: str) -> RegisteredTool:
     try:
         return registered_tools()[name]
     except KeyError:
-        raise UnknownTool(f"unknown tool {name!r}; the tools are: {', '.join(sorted(registered_tools()))}") from None
+        raise UnknownTool(
+            f"unknown tool {shorten(name)!r}; the tools are: {', '.join(sorted(registered_tools()))}"
+        ) from None
+
+
+# An error names at most this many problems, each echoed value shortened:
+# an answer of a few kilobytes, however wrong the request.
+MAX_LISTED_PROBLEMS = 10
+MAX_ECHOED_CHARS = 60
+
+
+def shorten(text: str) -> str:
+    return text if len(text) <= MAX_ECHOED_CHARS else text[: MAX_ECHOED_CHARS - 1] + "…"
 
 
 def _describe_errors(error: pydantic.ValidationError, order: list[str]) -> str:
     messages = []
-    for item in error.errors(include_url=False):
-        name = str(item["loc"][0]) if item["loc"] else "arguments"
+    problems = error.errors(include_url=False)
+    for item in problems[:MAX_LISTED_PROBLEMS]:
+        name = shorten(".".join(str(part) for part in item["loc"])) if item["loc"] else "arguments"
         if item["type"] == "missing":
             messages.append(f"missing required argument {name!r}")
         elif item["type"] == "extra_forbidden":
             messages.append(f"unknown argument {name!r}; the arguments are: {', '.join(order)}")
         else:
-            message = item["msg"].removeprefix("Value error, ")
+            message = shorten(item["msg"].removeprefix("Value error, "))
             if item["type"].endswith("_type"):
                 message += f", got {_type_name(item['input'])}"
             messages.append(f"argument {name!r}: {message}")
+    if len(problems) > MAX_LISTED_PROBLEMS:
+        messages.append(f"and {len(problems) - MAX_LISTED_PROBLEMS} more problems")
     return "; ".join(messages)
 
 

@@ -1,0 +1,142 @@
+"""What goes wrong on the server's side: logged with its traceback, answered
+with the envelope, 503 and Retry-After when the database fails, and bounded."""
+
+import json
+import threading
+
+import psycopg
+import pytest
+from django.db import connection
+
+from workspace.models import WorkingDocument
+from workspace.tools import DocumentTools
+
+from .conftest import requires_postgresql, run_concurrently, stored
+from . import live
+from .live import Server
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WHY = "Fault test."
+
+
+def broken_policy(user, thread_id):
+    raise RuntimeError("the policy broke")
+
+
+def test_server_errors_are_logged_with_their_traceback_when_debug_is_off(token):
+    server = Server(DJANGO_DEBUG="0", DJANGO_SECRET_KEY="fault-test", WORKSPACE_ACCESS_POLICY="tests.test_faults.broken_policy")
+    try:
+        read = server.request("GET", "/api/workspace/threads/t/document/", token)
+        write = server.request("POST", "/api/workspace/threads/t/tools/append_to_document/", token,
+                               json.dumps({"text": "x", "action_and_reasoning": WHY}))
+        assert read == (500, {"detail": "the server failed to handle this request"})
+        assert write == (500, {"success": False, "error": "the server failed to handle this request"})
+        log = server.output()
+        assert log.count("Traceback (most recent call last)") == 2
+        assert "RuntimeError: the policy broke" in log
+    finally:
+        server.stop()
+
+
+def test_an_answer_stays_small_however_many_arguments_are_wrong(api):
+    unknown = {f"key{n}-" + "x" * 100: n for n in range(50_000)}
+    response = api.post("/api/workspace/threads/t/tools/append_to_document/",
+                        json.dumps({**unknown, "action_and_reasoning": WHY}), content_type="application/json")
+    assert response.status_code == 400
+    assert len(response.content) < 2048
+    assert "and 49990 more" in response.json()["error"]
+    assert stored("t") is None
+
+
+def test_many_invalid_values_are_summed_up(api, settings):
+    settings.WORKSPACE_TOOL_COLLECTIONS = ["workspace.tools.documents.DocumentTools", "tests.test_tools.FailingTools"]
+    labels = {f"label-{n}": [n] for n in range(10_000)}  # lists of integers, not of strings
+    response = api.post("/api/workspace/threads/t/tools/tag/", {"labels": labels, "action_and_reasoning": WHY},
+                        format="json")
+    assert response.status_code == 400
+    assert len(response.content) < 2048
+    assert response.json()["error"].endswith("and 9990 more problems")
+
+
+@requires_postgresql
+def test_killed_database_connections_answer_503_and_the_service_recovers(token):
+    server = Server(command=[*Server.GUNICORN, "--workers", "2"], PGAPPNAME="workspace-killed-server")
+    acknowledged = []
+    try:
+        with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
+            for n in range(12):
+                if n % 3 == 0:  # every open connection of the server processes, between calls
+                    admin.execute(
+                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                        "WHERE application_name = 'workspace-killed-server'"
+                    )
+                chunk = f"<{n}>"
+                for _attempt in range(10):
+                    status, body = server.request(
+                        "POST", "/api/workspace/threads/killed/tools/append_to_document/", token,
+                        json.dumps({"text": chunk, "action_and_reasoning": WHY}), headers={"Idempotency-Key": chunk},
+                    )
+                    assert status in (200, 503), (status, body)
+                    if status == 200:
+                        acknowledged.append(chunk)
+                        break
+                    assert body["success"] is False and "retry" in body["error"]
+        assert stored("killed")["content"] == "".join(acknowledged) == "".join(f"<{n}>" for n in range(12))
+        assert "Traceback" in server.output()  # each 503 was logged
+    finally:
+        server.stop()
+
+
+@requires_postgresql
+def test_a_lock_held_too_long_answers_503_with_retry_after_and_changes_nothing(token):
+    DocumentTools("locked").update_document(content="held", action_and_reasoning=WHY)
+    server = Server(DATABASE_LOCK_TIMEOUT="1")
+    try:
+        with psycopg.connect(live.test_database_url()) as holder:
+            holder.execute("SELECT 1 FROM workspace_workingdocument WHERE thread_id = 'locked' FOR UPDATE")
+            status, body = server.request(
+                "POST", "/api/workspace/threads/locked/tools/append_to_document/", token,
+                json.dumps({"text": "!", "action_and_reasoning": WHY}),
+            )
+            holder.rollback()
+        assert status == 503
+        assert body["success"] is False
+        assert stored("locked")["content"] == "held"
+        status, _ = server.request(
+            "POST", "/api/workspace/threads/locked/tools/append_to_document/", token,
+            json.dumps({"text": "!", "action_and_reasoning": WHY}),
+        )
+        assert status == 200
+    finally:
+        server.stop()
+
+
+@requires_postgresql
+def test_writes_racing_a_host_that_deletes_the_document_never_fail_on_the_server():
+    stop = threading.Event()
+
+    def delete_again_and_again():
+        while not stop.is_set():
+            try:
+                WorkingDocument.objects.filter(thread_id="doomed").delete()
+            except Exception:
+                pass  # the host's own delete may collide with a new revision: its problem, not the writers'
+        connection.close()
+
+    deleter = threading.Thread(target=delete_again_and_again)
+    deleter.start()
+    try:
+        calls = [
+            (lambda n=n: DocumentTools("doomed").append_to_document(text=f"{n};", action_and_reasoning=WHY))
+            if n % 2 else
+            (lambda n=n: DocumentTools("doomed").update_document(content=f"{n};", action_and_reasoning=WHY))
+            for n in range(6)
+        ]
+        envelopes = [envelope for _ in range(40) for envelope in run_concurrently(calls)]
+    finally:
+        stop.set()
+        deleter.join()
+    failures = [envelope for envelope in envelopes if not envelope["success"]]
+    assert all("deleted while this call was writing it" in failure["error"] for failure in failures), failures[:3]
+    assert len(failures) < len(envelopes) / 10
