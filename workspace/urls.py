@@ -5,10 +5,11 @@ from . import views
 
 app_name = "workspace"
 
-# Thread ids and tool names are captured permissively (empty, or holding a
-# decoded "/" or newline) and validated by the views, so that a bad id answers
-# 400 and a bad name 404, never Django's HTML 404.
-THREAD = r"^threads/(?P<thread_id>[\s\S]*?)"
+# Thread ids are captured permissively (empty, or holding a decoded "/" or a
+# newline) and validated by the views, so that a bad id answers 400, never
+# Django's HTML 404. One greedy group per route: matching stays linear in the
+# path's length (two lazy groups made it quadratic, before authentication).
+THREAD = r"^threads/(?P<thread_id>[\s\S]*)"
 
 
 def thread_route(suffix: str, view, name: str) -> list:
@@ -19,10 +20,11 @@ def thread_route(suffix: str, view, name: str) -> list:
 
 urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tools"),
-    *thread_route(r"/tools/(?P<name>[\s\S]*?)", views.ToolCallView.as_view(), "tool-call"),
+    *thread_route(r"/tools/(?P<name>[^/]*)", views.tool_call_view, "tool-call"),
     *thread_route("/document", views.DocumentView.as_view(), "document"),
     *thread_route("/revisions", views.RevisionListView.as_view(), "revisions"),
     *thread_route(r"/revisions/(?P<version>[^/]*)", views.RevisionDetailView.as_view(), "revision"),
     # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
     *thread_route("/events", transaction.non_atomic_requests(views.EventStreamView.as_view()), "events"),
+    re_path(r"^threads/(?P<rest>[\s\S]*)$", views.unrouted_thread_path),
 ]

@@ -7,8 +7,9 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
+from django.views.decorators.csrf import csrf_exempt
 from rest_framework import permissions, serializers
-from rest_framework.exceptions import APIException, ParseError
+from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
@@ -186,6 +187,24 @@ class RevisionDetailView(WorkspaceView):
         return Response(data)
 
 
+class UnknownEndpointView(WorkspaceView):
+    """A path under ``threads/`` that no endpoint has: 404 in JSON, after authentication."""
+
+    def initial(self, request, *args, **kwargs):
+        super().initial(request, *args, **kwargs)
+        raise NotFound("no such endpoint: see GET tools/ and the thread endpoints document/, revisions/, events/")
+
+
+@csrf_exempt  # as DRF's views are: its authentication enforces CSRF for session users
+def unrouted_thread_path(request, rest: str):
+    """What the routes leave: a tool name holding a "/" (an unknown tool, 404
+    with the envelope), or no endpoint at all. One split: linear in the path."""
+    thread_id, tools, name = rest.partition("/tools/")
+    if tools:
+        return tool_call_view(request, thread_id=thread_id, name=name.removesuffix("/"))
+    return unknown_endpoint_view(request)
+
+
 class EventStreamView(WorkspaceView):
     """``text/event-stream`` of the thread's changes; the same authentication
     (a token for programs, the session cookie for the panel) and policy."""
@@ -239,3 +258,7 @@ def _detail_text(detail) -> str:
     if isinstance(detail, list):
         return "; ".join(_detail_text(item) for item in detail)
     return str(detail)
+
+
+tool_call_view = ToolCallView.as_view()
+unknown_endpoint_view = UnknownEndpointView.as_view()
