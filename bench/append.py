@@ -50,7 +50,26 @@ from workspace.tools import DocumentTools  # noqa: E402
 SIZES = {"0": 0, "100 KB": 100_000, "1 MB": 1_000_000}
 TABLE = "workspace_workingdocument"
 PGLZ_TABLE = "bench_pglz_document"
-WORDS = "the agent drafts a plan for the user and revises each step as new facts arrive from tools".split()
+WORDS = [
+    "the",
+    "agent",
+    "drafts",
+    "a",
+    "plan",
+    "for",
+    "the",
+    "user",
+    "and",
+    "revises",
+    "each",
+    "step",
+    "as",
+    "new",
+    "facts",
+    "arrive",
+    "from",
+    "tools",
+]
 
 
 def thread_of(method: str) -> str:
@@ -131,7 +150,7 @@ def main() -> None:
     results: dict[str, dict[str, float]] = {}
     for size_name, size in SIZES.items():
         timings: dict[str, list[float]] = {name: [] for name in methods}
-        for round_number in range(rounds):
+        for _ in range(rounds):
             order = list(methods)
             rng.shuffle(order)  # no method always goes first (warm caches) or last
             for name in order:

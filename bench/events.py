@@ -39,7 +39,9 @@ def measure(writer: Server, reader: Server, token: str, count: int) -> tuple[lis
     from_request, from_answer = [], []
     for n in range(count):
         sent = time.monotonic()
-        envelope = writer.call(token, thread_id, "append_to_document", text=f"chunk {n}\n", action_and_reasoning="bench")
+        envelope = writer.call(
+            token, thread_id, "append_to_document", text=f"chunk {n}\n", action_and_reasoning="bench"
+        )
         answered = time.monotonic()
         assert envelope["success"], envelope
         event = stream.next(timeout=10)

@@ -39,9 +39,14 @@ def replay(server: Server, token: str, thread_id: str, clients: int) -> tuple[in
     lock = threading.Lock()
 
     def client():
-        stream = EventStream(server, f"/api/workspace/threads/{thread_id}/events/", {
-            "Authorization": f"Token {token}", "Last-Event-ID": f"workspace.thread.{thread_id}:0",
-        })
+        stream = EventStream(
+            server,
+            f"/api/workspace/threads/{thread_id}/events/",
+            {
+                "Authorization": f"Token {token}",
+                "Last-Event-ID": f"workspace.thread.{thread_id}:0",
+            },
+        )
         assert stream.status == 200, stream.body
         events = stream.collect(UPDATES, timeout=600)
         assert [event.json()["version"] for event in events] == list(range(1, UPDATES + 1))
@@ -82,12 +87,17 @@ def main() -> None:
                 server.stop()
 
     print(f"Replaying {UPDATES} updates of {SIZE:,} characters from Last-Event-ID 0")
-    header = f"{'events':>17} | {'clients':>7} | {'server RSS growth, MB':>21} | {'events':>6} | {'MB received':>11} | {'s':>6}"
+    header = (
+        f"{'events':>17} | {'clients':>7} | {'server RSS growth, MB':>21} | {'events':>6} | "
+        f"{'MB received':>11} | {'s':>6}"
+    )
     print(header)
     print("-" * len(header))
     for label, clients, growth, events, characters, seconds in rows:
-        print(f"{label:>17} | {clients:>7} | {growth / 1024:>21.1f} | {events:>6} | {characters / 1e6:>11.1f} | "
-              f"{seconds:>6.2f}")
+        print(
+            f"{label:>17} | {clients:>7} | {growth / 1024:>21.1f} | {events:>6} | {characters / 1e6:>11.1f} | "
+            f"{seconds:>6.2f}"
+        )
 
 
 if __name__ == "__main__":

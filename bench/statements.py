@@ -18,8 +18,9 @@ def statements_of(client, token: str, path: str, body: dict) -> list[str]:
     from django.test.utils import CaptureQueriesContext
 
     with CaptureQueriesContext(connection) as queries:
-        response = client.post(path, json.dumps(body), content_type="application/json",
-                               HTTP_AUTHORIZATION=f"Token {token}")
+        response = client.post(
+            path, json.dumps(body), content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}"
+        )
     assert response.status_code == 200, response.status_code
     return [query["sql"] for query in queries.captured_queries]
 
@@ -32,8 +33,12 @@ def main() -> None:
     thread_id = f"bench-statements-{uuid.uuid4().hex[:8]}"
     prefix = f"/api/workspace/threads/{thread_id}/tools"
     why = {"action_and_reasoning": "Counting statements."}
-    client.post(f"{prefix}/update_document/", json.dumps({"content": "first", **why}),
-                content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}")
+    client.post(
+        f"{prefix}/update_document/",
+        json.dumps({"content": "first", **why}),
+        content_type="application/json",
+        HTTP_AUTHORIZATION=f"Token {token}",
+    )
     for tool, arguments in (("update_document", {"content": "x" * 1000}), ("append_to_document", {"text": "y" * 100})):
         sql = statements_of(client, token, f"{prefix}/{tool}/", {**arguments, **why})
         print(f"{tool}: {len(sql)} statements")

@@ -54,7 +54,9 @@ def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int) -> dic
         file.flush()
         output = subprocess.run(
             ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", file.name, url],
-            check=True, capture_output=True, text=True,
+            check=True,
+            capture_output=True,
+            text=True,
         ).stdout
     errors = re.search(r"Non-2xx or 3xx responses: (\d+)", output)
     if errors:
@@ -73,8 +75,11 @@ def _milliseconds(value: str) -> float:
 
 def baseline_server(revision: str, database_url: str, workdir: Path) -> tuple[Server, str]:
     """A checkout of ``revision`` served on a database of its own; and its token."""
-    subprocess.run(["git", "-C", str(REPOSITORY), "worktree", "add", "--detach", str(workdir), revision],
-                   check=True, capture_output=True)
+    subprocess.run(
+        ["git", "-C", str(REPOSITORY), "worktree", "add", "--detach", str(workdir), revision],
+        check=True,
+        capture_output=True,
+    )
     parts = urlsplit(database_url)
     baseline_url = urlunsplit(parts._replace(path="/workspace_bench_baseline"))
     import psycopg
@@ -84,12 +89,19 @@ def baseline_server(revision: str, database_url: str, workdir: Path) -> tuple[Se
         admin.execute("CREATE DATABASE workspace_bench_baseline")
     env = {**os.environ, "DATABASE_URL": baseline_url, "DJANGO_SETTINGS_MODULE": "project.settings"}
     subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=workdir, env=env, check=True)
-    output = subprocess.run([sys.executable, "manage.py", "demo_user", "--username", "bench"], cwd=workdir, env=env,
-                            check=True, capture_output=True, text=True).stdout
+    output = subprocess.run(
+        [sys.executable, "manage.py", "demo_user", "--username", "bench"],
+        cwd=workdir,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
     token = re.search(r"Agent token: (\w+)", output).group(1)
     command = [*Server.GUNICORN, "--workers", "2"]
-    return Server(database_url=baseline_url, command=command, cwd=workdir, DJANGO_DEBUG="0",
-                  DJANGO_SECRET_KEY="bench"), token
+    return Server(
+        database_url=baseline_url, command=command, cwd=workdir, DJANGO_DEBUG="0", DJANGO_SECRET_KEY="bench"
+    ), token
 
 
 def main() -> None:
@@ -102,8 +114,13 @@ def main() -> None:
     update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
 
     rows = {}
-    server = Server(database_url=database_url, command=[*Server.GUNICORN, "--workers", "2"],
-                    DJANGO_SETTINGS_MODULE="bench.bare_settings", DJANGO_DEBUG="0", DJANGO_SECRET_KEY="bench")
+    server = Server(
+        database_url=database_url,
+        command=[*Server.GUNICORN, "--workers", "2"],
+        DJANGO_SETTINGS_MODULE="bench.bare_settings",
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY="bench",
+    )
     try:
         rows["bare DRF (ceiling)"] = wrk(server.url, "/bench/bare/", token, body, arguments.seconds)
         rows["update_document, this tree"] = wrk(server.url, update, token, body, arguments.seconds)
@@ -120,8 +137,9 @@ def main() -> None:
             finally:
                 baseline.stop()
         finally:
-            subprocess.run(["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(workdir)],
-                           capture_output=True)
+            subprocess.run(
+                ["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(workdir)], capture_output=True
+            )
 
     ceiling = rows["bare DRF (ceiling)"]["rate"]
     print(f"gunicorn, 2 sync workers, PostgreSQL; wrk, {CONNECTIONS} connections, {arguments.seconds} s each")
@@ -129,8 +147,10 @@ def main() -> None:
     print(header)
     print("-" * len(header))
     for name, row in rows.items():
-        print(f"{name:>28} | {row['rate']:>8.0f} | {row['p50']:>7.2f} | {row['p99']:>7.2f} | "
-              f"{row['rate'] / ceiling:>9.2f}")
+        print(
+            f"{name:>28} | {row['rate']:>8.0f} | {row['p50']:>7.2f} | {row['p99']:>7.2f} | "
+            f"{row['rate'] / ceiling:>9.2f}"
+        )
 
 
 if __name__ == "__main__":

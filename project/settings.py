@@ -23,15 +23,11 @@ def env_bool(name: str, default: bool) -> bool:
 
 
 DEBUG = env_bool("DJANGO_DEBUG", True)
-SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or (
-    "django-insecure-development-only-key" if DEBUG else None
-)
+SECRET_KEY = os.environ.get("DJANGO_SECRET_KEY") or ("django-insecure-development-only-key" if DEBUG else None)
 if not SECRET_KEY:
     raise ImproperlyConfigured("Set DJANGO_SECRET_KEY when DJANGO_DEBUG is off.")
 ALLOWED_HOSTS = [
-    host.strip()
-    for host in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1").split(",")
-    if host.strip()
+    host.strip() for host in os.environ.get("DJANGO_ALLOWED_HOSTS", "localhost,127.0.0.1").split(",") if host.strip()
 ]
 
 # Behind HTTPS (a TLS proxy that sets X-Forwarded-Proto): secure cookies,
@@ -117,7 +113,9 @@ def database_from_url(url: str) -> dict:
         database["OPTIONS"] = {
             # A stuck lock or a runaway query must not hold a worker for good:
             # both end in an error, which the API answers with 503.
-            "options": f"-c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000} -c statement_timeout={STATEMENT_TIMEOUT_SECONDS * 1000}",
+            "options": (
+                f"-c lock_timeout={LOCK_TIMEOUT_SECONDS * 1000} -c statement_timeout={STATEMENT_TIMEOUT_SECONDS * 1000}"
+            ),
             "server_side_binding": True,
             "prepare_threshold": 5,
             "pool": {
@@ -130,11 +128,7 @@ def database_from_url(url: str) -> dict:
     return database
 
 
-DATABASES = {
-    "default": database_from_url(
-        os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}"
-    )
-}
+DATABASES = {"default": database_from_url(os.environ.get("DATABASE_URL") or f"sqlite:///{BASE_DIR / 'db.sqlite3'}")}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 AUTH_PASSWORD_VALIDATORS = [

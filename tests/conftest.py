@@ -55,11 +55,7 @@ def api(token):
 
 def stored(thread_id: str) -> dict | None:
     """What the database holds for a thread, or None."""
-    return (
-        WorkingDocument.objects.filter(thread_id=thread_id)
-        .values("title", "content", "length", "version")
-        .first()
-    )
+    return WorkingDocument.objects.filter(thread_id=thread_id).values("title", "content", "length", "version").first()
 
 
 def run_concurrently(calls):

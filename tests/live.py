@@ -1,5 +1,6 @@
 """Real server processes and a Server-Sent Events client, for the live tests."""
 
+import contextlib
 import http.client
 import json
 import os
@@ -34,20 +35,36 @@ def test_database_url() -> str:
         return f"sqlite:///{settings['NAME']}"
     user = quote(settings["USER"] or "")
     password = f":{quote(settings['PASSWORD'])}" if settings["PASSWORD"] else ""
-    return f"postgresql://{user}{password}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    return (
+        f"postgresql://{user}{password}@{settings['HOST'] or '127.0.0.1'}:{settings['PORT'] or 5432}/{settings['NAME']}"
+    )
 
 
 class Server:
     """A server process (``command``: by default uvicorn as the README runs it;
     ``{port}`` stands for a free port) on the test database, or on ``database_url``."""
 
-    UVICORN = ["uvicorn", "project.asgi:application", "--lifespan", "off", "--host", "127.0.0.1", "--port", "{port}",
-               "--log-level", "warning"]
+    UVICORN = [
+        "uvicorn",
+        "project.asgi:application",
+        "--lifespan",
+        "off",
+        "--host",
+        "127.0.0.1",
+        "--port",
+        "{port}",
+        "--log-level",
+        "warning",
+    ]
     GUNICORN = ["gunicorn", "project.wsgi:application", "--bind", "127.0.0.1:{port}", "--log-level", "warning"]
 
     def __init__(
-        self, database_url: str | None = None, command: list[str] | None = None, port: int | None = None,
-        cwd: Path = REPOSITORY, **environment: str
+        self,
+        database_url: str | None = None,
+        command: list[str] | None = None,
+        port: int | None = None,
+        cwd: Path = REPOSITORY,
+        **environment: str,
     ):
         self.port = port or free_port()
         self.url = f"http://127.0.0.1:{self.port}"
@@ -61,7 +78,10 @@ class Server:
         self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
         self.process = subprocess.Popen(
             [sys.executable, "-m", *(part.format(port=self.port) for part in command or self.UVICORN)],
-            cwd=cwd, env=env, stdout=self.log, stderr=subprocess.STDOUT,
+            cwd=cwd,
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
         )
         self._wait_until_up()
 
@@ -97,10 +117,17 @@ class Server:
         )
         return body
 
-    def request(self, method: str, path: str, token: str | None = None, body: str | None = None,
-                headers: dict[str, str] | None = None):
-        request = urllib.request.Request(self.url + path, method=method, data=body.encode() if body else None,
-                                         headers=headers or {})
+    def request(
+        self,
+        method: str,
+        path: str,
+        token: str | None = None,
+        body: str | None = None,
+        headers: dict[str, str] | None = None,
+    ):
+        request = urllib.request.Request(
+            self.url + path, method=method, data=body.encode() if body else None, headers=headers or {}
+        )
         request.add_header("Content-Type", "application/json")
         if token:
             request.add_header("Authorization", f"Token {token}")
@@ -122,7 +149,8 @@ class RedisServer:
     def start(self) -> None:
         self.process = subprocess.Popen(
             ["redis-server", "--bind", "127.0.0.1", "--port", str(self.port), "--save", "", "--appendonly", "no"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
         )
         deadline = time.monotonic() + 10
         while True:
@@ -239,8 +267,6 @@ class EventStream:
         return seen
 
     def close(self) -> None:
-        try:
+        with contextlib.suppress(OSError):
             self.connection.sock.shutdown(socket.SHUT_RDWR)
-        except OSError:
-            pass
         self.connection.close()

@@ -27,7 +27,11 @@ def truthy_but_not_true(user, thread_id):
 
 @pytest.fixture
 def existing_document(api):
-    api.post("/api/workspace/threads/t/tools/update_document/", {"content": "private", "action_and_reasoning": WHY}, format="json")
+    api.post(
+        "/api/workspace/threads/t/tools/update_document/",
+        {"content": "private", "action_and_reasoning": WHY},
+        format="json",
+    )
 
 
 def request(client, method, url):
@@ -72,9 +76,7 @@ def test_the_policy_decides_per_thread(api):
     assert api.get("/api/workspace/threads/theirs/events/").status_code == 403
 
 
-@pytest.mark.parametrize(
-    "policy", ["tests.test_access.truthy_but_not_true", "workspace.access.deny_all"]
-)
+@pytest.mark.parametrize("policy", ["tests.test_access.truthy_but_not_true", "workspace.access.deny_all"])
 def test_access_is_denied_unless_the_policy_says_true(api, policy):
     with override_settings(WORKSPACE_ACCESS_POLICY=policy):
         response = api.post("/api/workspace/threads/t/tools/append_to_document/", BODY, format="json")

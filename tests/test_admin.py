@@ -163,7 +163,10 @@ def test_a_revision_shows_its_content_and_an_escaped_diff(client, admin_user, ed
     client.force_login(admin_user)
     page = client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()
     content = page.split('<pre class="revision-content" id="revision-content">')[1].split("</pre>")[0]
-    assert content == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(1)&quot;&gt;\nline two"
+    assert (
+        content
+        == "&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&lt;img src=x onerror=&quot;alert(1)&quot;&gt;\nline two"
+    )
     diff = page.split('<pre class="diff" id="diff">')[1].split("</pre>")[0]
     assert '<span class="add">+line two</span>' in diff
     assert '<span class="same"> &lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;' in diff

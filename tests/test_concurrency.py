@@ -46,7 +46,10 @@ def test_16_concurrent_updates_of_a_new_thread_all_succeed():
     contents = [f"version from writer {n}" for n in range(16)]
 
     envelopes = run_concurrently(
-        [lambda content=content: tools.update_document(content=content, action_and_reasoning=WHY) for content in contents]
+        [
+            lambda content=content: tools.update_document(content=content, action_and_reasoning=WHY)
+            for content in contents
+        ]
     )
 
     assert [envelope["success"] for envelope in envelopes] == [True] * 16, envelopes
@@ -74,12 +77,14 @@ def test_16_conditional_updates_at_the_same_version_apply_exactly_one():
     WorkspaceRepository.upsert_document("cas", content="v1")
     contents = [f"writer {n}" for n in range(16)]
 
-    envelopes = run_concurrently([
-        lambda content=content: DocumentTools("cas", expected_version=1).update_document(
-            content=content, action_and_reasoning=WHY
-        )
-        for content in contents
-    ])
+    envelopes = run_concurrently(
+        [
+            lambda content=content: DocumentTools("cas", expected_version=1).update_document(
+                content=content, action_and_reasoning=WHY
+            )
+            for content in contents
+        ]
+    )
 
     winners = [envelope for envelope in envelopes if envelope["success"]]
     assert len(winners) == 1, envelopes
@@ -89,12 +94,14 @@ def test_16_conditional_updates_at_the_same_version_apply_exactly_one():
 
 
 def test_8_concurrent_retries_with_one_key_apply_once():
-    envelopes = run_concurrently([
-        lambda: DocumentTools("retried", actor="agent", idempotency_key="same").append_to_document(
-            text="once", action_and_reasoning=WHY
-        )
-        for _ in range(8)
-    ])
+    envelopes = run_concurrently(
+        [
+            lambda: DocumentTools("retried", actor="agent", idempotency_key="same").append_to_document(
+                text="once", action_and_reasoning=WHY
+            )
+            for _ in range(8)
+        ]
+    )
 
     assert envelopes == [{"success": True, "summary": "appended (4 chars total)", "artifact": None}] * 8
     assert stored("retried") == {"title": "", "content": "once", "length": 4, "version": 1}

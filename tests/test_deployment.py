@@ -14,11 +14,17 @@ STRONG_KEY = "k" * 10 + "".join(chr(ord("a") + n % 26) + str(n % 10) for n in ra
 
 
 def deploy_check(**environment) -> str:
-    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings", "DJANGO_DEBUG": "0",
-           "DJANGO_SECRET_KEY": STRONG_KEY, **environment}
+    env = {
+        **os.environ,
+        "DJANGO_SETTINGS_MODULE": "project.settings",
+        "DJANGO_DEBUG": "0",
+        "DJANGO_SECRET_KEY": STRONG_KEY,
+        **environment,
+    }
     env.pop("DATABASE_URL", None)
-    result = subprocess.run([sys.executable, "manage.py", "check", "--deploy"], cwd=REPOSITORY, env=env,
-                            capture_output=True, text=True)
+    result = subprocess.run(
+        [sys.executable, "manage.py", "check", "--deploy"], cwd=REPOSITORY, env=env, capture_output=True, text=True
+    )
     return result.stdout + result.stderr
 
 
@@ -41,7 +47,10 @@ def test_admin_login_behind_a_tls_proxy_needs_x_forwarded_proto_trusted(trusted,
         client = Client(enforce_csrf_checks=True)
         client.get("/admin/login/", HTTP_X_FORWARDED_PROTO="https", HTTP_HOST="testserver")
         response = client.post(
-            "/admin/login/", {"username": "boss", "password": "pw", "csrfmiddlewaretoken": client.cookies["csrftoken"].value},
-            HTTP_X_FORWARDED_PROTO="https", HTTP_ORIGIN="https://testserver", HTTP_HOST="testserver",
+            "/admin/login/",
+            {"username": "boss", "password": "pw", "csrfmiddlewaretoken": client.cookies["csrftoken"].value},
+            HTTP_X_FORWARDED_PROTO="https",
+            HTTP_ORIGIN="https://testserver",
+            HTTP_HOST="testserver",
         )
     assert response.status_code == status

@@ -1,5 +1,6 @@
 """Live document events through real server processes (uvicorn), read as a browser would."""
 
+import contextlib
 import json
 import random
 import shutil
@@ -30,7 +31,9 @@ def redis():
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:
-    stream = EventStream(server, f"/api/workspace/threads/{thread_id}/events/", {"Authorization": f"Token {token}", **headers})
+    stream = EventStream(
+        server, f"/api/workspace/threads/{thread_id}/events/", {"Authorization": f"Token {token}", **headers}
+    )
     assert stream.status == 200, getattr(stream, "body", b"")
     stream.next("stream-open")
     return stream
@@ -59,10 +62,20 @@ def test_each_op_sends_its_event(server, token):
 
     update, append = stream.collect(2)
     assert update.json() == {
-        "thread_id": "ops", "version": 1, "op": "update", "title": "Plan", "length": 7, "content": "# Plan\n",
+        "thread_id": "ops",
+        "version": 1,
+        "op": "update",
+        "title": "Plan",
+        "length": 7,
+        "content": "# Plan\n",
     }
     assert append.json() == {
-        "thread_id": "ops", "version": 2, "op": "append", "title": "Plan", "length": 15, "text": "- step 😀",
+        "thread_id": "ops",
+        "version": 2,
+        "op": "append",
+        "title": "Plan",
+        "length": 15,
+        "text": "- step 😀",
     }
     # Ids are opaque: each names the thread's channels, and they grow.
     ids = [dict(part.rsplit(":", 1) for part in event.id.split(",")) for event in (update, append)]
@@ -78,7 +91,13 @@ def test_replaying_the_events_rebuilds_the_stored_content(server, token):
         if rng.random() < 0.25:
             server.call(token, "mix", "update_document", content=f"reset {step}\n", action_and_reasoning=WHY)
         else:
-            server.call(token, "mix", "append_to_document", text=f"line {step} {'é' * rng.randint(0, 5)}\n", action_and_reasoning=WHY)
+            server.call(
+                token,
+                "mix",
+                "append_to_document",
+                text=f"line {step} {'é' * rng.randint(0, 5)}\n",
+                action_and_reasoning=WHY,
+            )
 
     events = stream.collect(40)
     status, document = server.request("GET", "/api/workspace/threads/mix/document/", token)
@@ -218,15 +237,27 @@ def test_open_streams_do_not_hold_database_connections(token):
 
 @pytest.mark.parametrize("authorization", [None, "Token 0000000000000000000000000000000000000000"])
 def test_anonymous_subscribers_are_refused(server, authorization):
-    stream = EventStream(server, "/api/workspace/threads/t/events/", {"Authorization": authorization} if authorization else {})
+    stream = EventStream(
+        server, "/api/workspace/threads/t/events/", {"Authorization": authorization} if authorization else {}
+    )
     assert stream.status == 401
     assert b"workspace.thread" not in stream.body
 
 
-@pytest.mark.parametrize("last_event_id", [
-    "workspace.thread.t:abc", "workspace.thread.t:1.5", "garbage", ":3", "workspace.thread.t:\u00b2",
-    "workspace.thread.other:3", "workspace.thread.t:1,workspace.thread.t:2", "workspace.thread.t:" + "9" * 19, "error",
-])
+@pytest.mark.parametrize(
+    "last_event_id",
+    [
+        "workspace.thread.t:abc",
+        "workspace.thread.t:1.5",
+        "garbage",
+        ":3",
+        "workspace.thread.t:\u00b2",
+        "workspace.thread.other:3",
+        "workspace.thread.t:1,workspace.thread.t:2",
+        "workspace.thread.t:" + "9" * 19,
+        "error",
+    ],
+)
 def test_a_malformed_last_event_id_is_400(server, token, last_event_id):
     stream = EventStream(
         server, "/api/workspace/threads/t/events/", {"Authorization": f"Token {token}", "Last-Event-ID": last_event_id}
@@ -235,11 +266,14 @@ def test_a_malformed_last_event_id_is_400(server, token, last_event_id):
     assert b"Last-Event-ID" in stream.body
 
 
-@pytest.mark.parametrize("path, headers", [
-    ("?lastEventId=workspace.thread.t:1&lastEventId=workspace.thread.t:2", {}),
-    ("?lastEventId=x:abc&lastEventId=", {}),
-    ("?lastEventId=workspace.thread.t:1", {"Last-Event-ID": "workspace.thread.t:1"}),
-])
+@pytest.mark.parametrize(
+    "path, headers",
+    [
+        ("?lastEventId=workspace.thread.t:1&lastEventId=workspace.thread.t:2", {}),
+        ("?lastEventId=x:abc&lastEventId=", {}),
+        ("?lastEventId=workspace.thread.t:1", {"Last-Event-ID": "workspace.thread.t:1"}),
+    ],
+)
 def test_a_last_event_id_given_twice_is_400(server, token, path, headers):
     stream = EventStream(
         server, f"/api/workspace/threads/t/events/{path}", {"Authorization": f"Token {token}", **headers}
@@ -344,10 +378,8 @@ def test_a_change_committed_by_a_process_that_died_before_announcing_it_is_repla
     try:
         seen = last_event_id(first, token, "crash")
         stream = subscribe(first, token, "crash")
-        try:
+        with contextlib.suppress(OSError):  # the process ended before it answered
             first.call(token, "crash", "append_then_die", text="2", action_and_reasoning=WHY)
-        except OSError:
-            pass  # the process ended before it answered
         assert first.process.wait(timeout=10) == 17
         assert stored("crash")["content"] == "12"  # committed
 
@@ -397,8 +429,14 @@ def test_an_event_too_large_to_carry_says_omitted(server, token):
     server.call(token, "large", "append_to_document", text="!", action_and_reasoning=WHY)
 
     update, append = stream.collect(2)
-    assert update.json() == {"thread_id": "large", "version": 1, "op": "update", "title": "", "length": 70_000,
-                             "omitted": True}
+    assert update.json() == {
+        "thread_id": "large",
+        "version": 1,
+        "op": "update",
+        "title": "",
+        "length": 70_000,
+        "omitted": True,
+    }
     assert append.json()["text"] == "!"
     stream.close()
 

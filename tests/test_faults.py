@@ -1,6 +1,7 @@
 """What goes wrong on the server's side: logged with its traceback, answered
 with the envelope, 503 and Retry-After when the database fails, and bounded."""
 
+import contextlib
 import json
 import threading
 
@@ -11,8 +12,8 @@ from django.db import connection
 from workspace.models import WorkingDocument
 from workspace.tools import DocumentTools
 
-from .conftest import requires_postgresql, run_concurrently, stored
 from . import live
+from .conftest import requires_postgresql, run_concurrently, stored
 from .live import Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -25,11 +26,17 @@ def broken_policy(user, thread_id):
 
 
 def test_server_errors_are_logged_with_their_traceback_when_debug_is_off(token):
-    server = Server(DJANGO_DEBUG="0", DJANGO_SECRET_KEY="fault-test", WORKSPACE_ACCESS_POLICY="tests.test_faults.broken_policy")
+    server = Server(
+        DJANGO_DEBUG="0", DJANGO_SECRET_KEY="fault-test", WORKSPACE_ACCESS_POLICY="tests.test_faults.broken_policy"
+    )
     try:
         read = server.request("GET", "/api/workspace/threads/t/document/", token)
-        write = server.request("POST", "/api/workspace/threads/t/tools/append_to_document/", token,
-                               json.dumps({"text": "x", "action_and_reasoning": WHY}))
+        write = server.request(
+            "POST",
+            "/api/workspace/threads/t/tools/append_to_document/",
+            token,
+            json.dumps({"text": "x", "action_and_reasoning": WHY}),
+        )
         assert read == (500, {"detail": "the server failed to handle this request"})
         assert write == (500, {"success": False, "error": "the server failed to handle this request"})
         log = server.output()
@@ -41,8 +48,11 @@ def test_server_errors_are_logged_with_their_traceback_when_debug_is_off(token):
 
 def test_an_answer_stays_small_however_many_arguments_are_wrong(api):
     unknown = {f"key{n}-" + "x" * 100: n for n in range(50_000)}
-    response = api.post("/api/workspace/threads/t/tools/append_to_document/",
-                        json.dumps({**unknown, "action_and_reasoning": WHY}), content_type="application/json")
+    response = api.post(
+        "/api/workspace/threads/t/tools/append_to_document/",
+        json.dumps({**unknown, "action_and_reasoning": WHY}),
+        content_type="application/json",
+    )
     assert response.status_code == 400
     assert len(response.content) < 2048
     assert "and 49990 more" in response.json()["error"]
@@ -52,8 +62,9 @@ def test_an_answer_stays_small_however_many_arguments_are_wrong(api):
 def test_many_invalid_values_are_summed_up(api, settings):
     settings.WORKSPACE_TOOL_COLLECTIONS = ["workspace.tools.documents.DocumentTools", "tests.test_tools.FailingTools"]
     labels = {f"label-{n}": [n] for n in range(10_000)}  # lists of integers, not of strings
-    response = api.post("/api/workspace/threads/t/tools/tag/", {"labels": labels, "action_and_reasoning": WHY},
-                        format="json")
+    response = api.post(
+        "/api/workspace/threads/t/tools/tag/", {"labels": labels, "action_and_reasoning": WHY}, format="json"
+    )
     assert response.status_code == 400
     assert len(response.content) < 2048
     assert response.json()["error"].endswith("and 9990 more problems")
@@ -74,8 +85,11 @@ def test_killed_database_connections_answer_503_and_the_service_recovers(token):
                 chunk = f"<{n}>"
                 for _attempt in range(10):
                     status, body = server.request(
-                        "POST", "/api/workspace/threads/killed/tools/append_to_document/", token,
-                        json.dumps({"text": chunk, "action_and_reasoning": WHY}), headers={"Idempotency-Key": chunk},
+                        "POST",
+                        "/api/workspace/threads/killed/tools/append_to_document/",
+                        token,
+                        json.dumps({"text": chunk, "action_and_reasoning": WHY}),
+                        headers={"Idempotency-Key": chunk},
                     )
                     assert status in (200, 503), (status, body)
                     if status == 200:
@@ -96,7 +110,9 @@ def test_a_lock_held_too_long_answers_503_with_retry_after_and_changes_nothing(t
         with psycopg.connect(live.test_database_url()) as holder:
             holder.execute("SELECT 1 FROM workspace_workingdocument WHERE thread_id = 'locked' FOR UPDATE")
             status, body = server.request(
-                "POST", "/api/workspace/threads/locked/tools/append_to_document/", token,
+                "POST",
+                "/api/workspace/threads/locked/tools/append_to_document/",
+                token,
                 json.dumps({"text": "!", "action_and_reasoning": WHY}),
             )
             holder.rollback()
@@ -104,7 +120,9 @@ def test_a_lock_held_too_long_answers_503_with_retry_after_and_changes_nothing(t
         assert body["success"] is False
         assert stored("locked")["content"] == "held"
         status, _ = server.request(
-            "POST", "/api/workspace/threads/locked/tools/append_to_document/", token,
+            "POST",
+            "/api/workspace/threads/locked/tools/append_to_document/",
+            token,
             json.dumps({"text": "!", "action_and_reasoning": WHY}),
         )
         assert status == 200
@@ -118,10 +136,9 @@ def test_writes_racing_a_host_that_deletes_the_document_never_fail_on_the_server
 
     def delete_again_and_again():
         while not stop.is_set():
-            try:
+            # The host's own delete may collide with a new revision: its problem, not the writers'.
+            with contextlib.suppress(Exception):
                 WorkingDocument.objects.filter(thread_id="doomed").delete()
-            except Exception:
-                pass  # the host's own delete may collide with a new revision: its problem, not the writers'
         connection.close()
 
     deleter = threading.Thread(target=delete_again_and_again)
@@ -129,8 +146,8 @@ def test_writes_racing_a_host_that_deletes_the_document_never_fail_on_the_server
     try:
         calls = [
             (lambda n=n: DocumentTools("doomed").append_to_document(text=f"{n};", action_and_reasoning=WHY))
-            if n % 2 else
-            (lambda n=n: DocumentTools("doomed").update_document(content=f"{n};", action_and_reasoning=WHY))
+            if n % 2
+            else (lambda n=n: DocumentTools("doomed").update_document(content=f"{n};", action_and_reasoning=WHY))
             for n in range(6)
         ]
         envelopes = [envelope for _ in range(40) for envelope in run_concurrently(calls)]

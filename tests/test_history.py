@@ -45,15 +45,35 @@ def replayed_content(thread_id: str) -> str:
 
 
 def test_every_tool_call_records_one_revision_with_its_reason_actor_and_tool():
-    DocumentTools("h-1", actor="planner").update_document(content="# Plan\n", title="Plan", action_and_reasoning="Start.")
+    DocumentTools("h-1", actor="planner").update_document(
+        content="# Plan\n", title="Plan", action_and_reasoning="Start."
+    )
     DocumentTools("h-1").append_to_document(text="- a\n", action_and_reasoning="Add a.")
     DocumentTools("h-1").append_to_document(text="", action_and_reasoning="Nothing to add.")  # no change, no revision
 
     assert revisions("h-1") == [
-        {"version": 1, "op": "update", "title": "Plan", "length": 7, "text": "# Plan\n",
-         "action_and_reasoning": "Start.", "actor": "planner", "tool": "update_document", "restored_from": None},
-        {"version": 2, "op": "append", "title": "Plan", "length": 11, "text": "- a\n",
-         "action_and_reasoning": "Add a.", "actor": None, "tool": "append_to_document", "restored_from": None},
+        {
+            "version": 1,
+            "op": "update",
+            "title": "Plan",
+            "length": 7,
+            "text": "# Plan\n",
+            "action_and_reasoning": "Start.",
+            "actor": "planner",
+            "tool": "update_document",
+            "restored_from": None,
+        },
+        {
+            "version": 2,
+            "op": "append",
+            "title": "Plan",
+            "length": 11,
+            "text": "- a\n",
+            "action_and_reasoning": "Add a.",
+            "actor": None,
+            "tool": "append_to_document",
+            "restored_from": None,
+        },
     ]
 
 
@@ -83,8 +103,14 @@ def test_restore_makes_an_old_version_current_as_a_new_revision():
     assert (change.op, change.version, change.text) == ("update", 4, "first draft")
     assert stored("h-4") == {"title": "One", "content": "first draft", "length": 11, "version": 4}
     assert revisions("h-4")[-1] == {
-        "version": 4, "op": "restore", "title": "One", "length": 11, "text": "first draft",
-        "action_and_reasoning": "The second draft lost the intro.", "actor": "editor", "tool": None,
+        "version": 4,
+        "op": "restore",
+        "title": "One",
+        "length": 11,
+        "text": "first draft",
+        "action_and_reasoning": "The second draft lost the intro.",
+        "actor": "editor",
+        "tool": None,
         "restored_from": 2,
     }
     assert len(revisions("h-4")) == 4  # history is never rewritten
@@ -191,8 +217,10 @@ def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeyp
     for n in range(6):
         WorkspaceRepository.append_document("old", f"{n}|")
     WorkspaceRepository.upsert_document("stale", content="untouched for long")
-    expected = {version: history.revision_with_content(WorkingDocument.objects.get(thread_id="old"), version)[1]
-                for version in range(1, 8)}
+    expected = {
+        version: history.revision_with_content(WorkingDocument.objects.get(thread_id="old"), version)[1]
+        for version in range(1, 8)
+    }
     event_ids = dict(Revision.objects.filter(document__thread_id="old").values_list("version", "pk"))
     long_ago = timezone.now() - timedelta(days=40)
     Revision.objects.filter(document__thread_id="old", version__lte=4).update(created_at=long_ago)

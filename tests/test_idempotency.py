@@ -23,7 +23,10 @@ APPEND = {"text": "- milk\n", "action_and_reasoning": WHY}
 def call(api, thread_id, body, key, tool="append_to_document"):
     headers = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
     return api.generic(
-        "POST", f"/api/workspace/threads/{thread_id}/tools/{tool}/", json.dumps(body), content_type="application/json",
+        "POST",
+        f"/api/workspace/threads/{thread_id}/tools/{tool}/",
+        json.dumps(body),
+        content_type="application/json",
         **headers,
     )
 
@@ -40,14 +43,24 @@ def test_a_retry_is_answered_from_the_first_call_and_changes_nothing(api):
     assert Revision.objects.filter(document__thread_id="i-1").count() == 1
 
 
-@pytest.mark.parametrize("change", [
-    {"thread": "i-other"}, {"tool": "update_document", "body": {"content": "x", "action_and_reasoning": WHY}},
-    {"body": {"text": "- eggs\n", "action_and_reasoning": WHY}},
-], ids=["thread", "tool", "arguments"])
+@pytest.mark.parametrize(
+    "change",
+    [
+        {"thread": "i-other"},
+        {"tool": "update_document", "body": {"content": "x", "action_and_reasoning": WHY}},
+        {"body": {"text": "- eggs\n", "action_and_reasoning": WHY}},
+    ],
+    ids=["thread", "tool", "arguments"],
+)
 def test_the_same_key_for_a_different_call_is_422_and_changes_nothing(api, change):
     call(api, "i-2", APPEND, "k-2")
-    response = call(api, change.get("thread", "i-2"), change.get("body", APPEND), "k-2",
-                    tool=change.get("tool", "append_to_document"))
+    response = call(
+        api,
+        change.get("thread", "i-2"),
+        change.get("body", APPEND),
+        "k-2",
+        tool=change.get("tool", "append_to_document"),
+    )
     assert response.status_code == 422
     assert "different call" in response.json()["error"]
     assert stored("i-2")["version"] == 1
@@ -90,7 +103,11 @@ def test_a_bad_key_is_400(api, key):
 
 
 def test_in_python_the_collection_takes_the_key():
-    first = DocumentTools("i-7", actor="agent-1", idempotency_key="k-7").append_to_document(text="a", action_and_reasoning=WHY)
-    retry = DocumentTools("i-7", actor="agent-1", idempotency_key="k-7").append_to_document(text="a", action_and_reasoning=WHY)
+    first = DocumentTools("i-7", actor="agent-1", idempotency_key="k-7").append_to_document(
+        text="a", action_and_reasoning=WHY
+    )
+    retry = DocumentTools("i-7", actor="agent-1", idempotency_key="k-7").append_to_document(
+        text="a", action_and_reasoning=WHY
+    )
     assert retry == first
     assert stored("i-7")["version"] == 1

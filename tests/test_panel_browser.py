@@ -36,8 +36,15 @@ def user_token(user):
 def launch(playwright):
     return playwright.chromium.launch(
         executable_path=CHROMIUM,
-        args=["--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
-              "--disable-quic", "--disable-component-update", "--disable-sync"],
+        args=[
+            "--no-sandbox",
+            "--disable-gpu",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-quic",
+            "--disable-component-update",
+            "--disable-sync",
+        ],
     )
 
 
@@ -75,7 +82,9 @@ def test_the_panel_shows_every_change_live_and_content_only_as_text(server, user
         assert page.text_content("#content") == "first\nsecond\nthird 😀\n"
         assert page.text_content("#length") == str(len("first\nsecond\nthird 😀\n"))
 
-        server.call(user_token, "live-1", "update_document", content=HOSTILE, title="<b>bold?</b>", action_and_reasoning=WHY)
+        server.call(
+            user_token, "live-1", "update_document", content=HOSTILE, title="<b>bold?</b>", action_and_reasoning=WHY
+        )
         wait_for_version(page, 4)
         assert page.text_content("#content") == HOSTILE
         assert page.text_content("#title") == "<b>bold?</b>"

@@ -17,8 +17,11 @@ WHY = "Precondition test."
 
 def call(api, thread_id, tool, body, **headers):
     return api.generic(
-        "POST", f"/api/workspace/threads/{thread_id}/tools/{tool}/", json.dumps(body),
-        content_type="application/json", **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
+        "POST",
+        f"/api/workspace/threads/{thread_id}/tools/{tool}/",
+        json.dumps(body),
+        content_type="application/json",
+        **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
     )
 
 
@@ -29,10 +32,13 @@ def test_the_document_carries_its_version_as_etag(api):
     assert response["ETag"] == '"2"'
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("update_document", {"content": "new"}),
-    ("append_to_document", {"text": "+"}),
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("update_document", {"content": "new"}),
+        ("append_to_document", {"text": "+"}),
+    ],
+)
 def test_a_matching_if_match_applies_the_call(api, tool, arguments):
     DocumentTools("p-2").update_document(content="old", action_and_reasoning=WHY)
     response = call(api, "p-2", tool, {**arguments, "action_and_reasoning": WHY}, **{"If-Match": '"1"'})
@@ -40,11 +46,14 @@ def test_a_matching_if_match_applies_the_call(api, tool, arguments):
     assert stored("p-2")["version"] == 2
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("update_document", {"content": "new"}),
-    ("append_to_document", {"text": "+"}),
-    ("append_to_document", {"text": ""}),
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("update_document", {"content": "new"}),
+        ("append_to_document", {"text": "+"}),
+        ("append_to_document", {"text": ""}),
+    ],
+)
 def test_a_stale_if_match_is_412_with_the_current_version_and_changes_nothing(api, tool, arguments):
     DocumentTools("p-3").update_document(content="old", action_and_reasoning=WHY)
     DocumentTools("p-3").append_to_document(text="er", action_and_reasoning=WHY)
@@ -55,16 +64,19 @@ def test_a_stale_if_match_is_412_with_the_current_version_and_changes_nothing(ap
     assert response.json() == {
         "success": False,
         "error": "the document is at version 2, not the expected version 1; nothing was changed: "
-                 "read the document again and retry",
+        "read the document again and retry",
         "current_version": 2,
     }
     assert stored("p-3") == {"title": "", "content": "older", "length": 5, "version": 2}
 
 
-@pytest.mark.parametrize("tool, arguments", [
-    ("update_document", {"content": "first"}),
-    ("append_to_document", {"text": "first"}),
-])
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("update_document", {"content": "first"}),
+        ("append_to_document", {"text": "first"}),
+    ],
+)
 def test_if_match_zero_creates_only_a_new_document(api, tool, arguments):
     body = {**arguments, "action_and_reasoning": WHY}
     assert call(api, "p-4", tool, body, **{"If-Match": '"0"'}).status_code == 200
@@ -84,7 +96,9 @@ def test_if_match_on_a_missing_document_is_412_with_version_0(api):
 @pytest.mark.parametrize("value", ["3", '"x"', '"-1"', "*", '""', 'W/"3"'])
 def test_a_malformed_if_match_is_400(api, value):
     DocumentTools("p-6").update_document(content="old", action_and_reasoning=WHY)
-    response = call(api, "p-6", "update_document", {"content": "new", "action_and_reasoning": WHY}, **{"If-Match": value})
+    response = call(
+        api, "p-6", "update_document", {"content": "new", "action_and_reasoning": WHY}, **{"If-Match": value}
+    )
     assert response.status_code == 400
     assert "If-Match" in response.json()["error"]
     assert stored("p-6")["content"] == "old"
@@ -104,7 +118,7 @@ def test_in_python_expected_version_gives_the_same_guarantee():
     assert stale == {
         "success": False,
         "error": "the document is at version 1, not the expected version 0; nothing was changed: "
-                 "read the document again and retry",
+        "read the document again and retry",
         "current_version": 1,
     }
     fresh = DocumentTools("p-8", expected_version=1).append_to_document(text="!", action_and_reasoning=WHY)

@@ -15,7 +15,9 @@ URL = "/api/workspace/threads/r-1/revisions/"
 
 @pytest.fixture
 def written():
-    DocumentTools("r-1", actor="agent-owner").update_document(content="# Notes\n", title="Notes", action_and_reasoning="Start.")
+    DocumentTools("r-1", actor="agent-owner").update_document(
+        content="# Notes\n", title="Notes", action_and_reasoning="Start."
+    )
     for n in range(4):
         DocumentTools("r-1", actor="agent-owner").append_to_document(text=f"- {n}\n", action_and_reasoning=f"Item {n}.")
     WorkspaceRepository.restore("r-1", 2, actor="editor", reason="Back to one item.")
@@ -28,11 +30,26 @@ def test_the_list_gives_every_field_but_the_text_in_version_order(api, written):
     assert body["next"] is None
     assert [item["version"] for item in body["results"]] == [1, 2, 3, 4, 5, 6]
     second = body["results"][1]
-    assert set(second) == {"version", "op", "title", "length", "action_and_reasoning", "actor", "tool",
-                           "restored_from", "created_at"}
+    assert set(second) == {
+        "version",
+        "op",
+        "title",
+        "length",
+        "action_and_reasoning",
+        "actor",
+        "tool",
+        "restored_from",
+        "created_at",
+    }
     assert {k: v for k, v in second.items() if k != "created_at"} == {
-        "version": 2, "op": "append", "title": "Notes", "length": 12, "action_and_reasoning": "Item 0.",
-        "actor": "agent-owner", "tool": "append_to_document", "restored_from": None,
+        "version": 2,
+        "op": "append",
+        "title": "Notes",
+        "length": 12,
+        "action_and_reasoning": "Item 0.",
+        "actor": "agent-owner",
+        "tool": "append_to_document",
+        "restored_from": None,
     }
     assert body["results"][5]["op"] == "restore" and body["results"][5]["restored_from"] == 2
 
@@ -47,7 +64,9 @@ def test_the_list_pages_with_after_and_limit(api, written):
     assert [item["version"] for item in last["results"]] == [5, 6] and last["next"] is None
 
 
-@pytest.mark.parametrize("query", [{"after": "-1"}, {"after": "x"}, {"limit": "0"}, {"limit": "1001"}, {"limit": "1.5"}])
+@pytest.mark.parametrize(
+    "query", [{"after": "-1"}, {"after": "x"}, {"limit": "0"}, {"limit": "1001"}, {"limit": "1.5"}]
+)
 def test_bad_after_or_limit_is_400(api, written, query):
     response = api.get(URL, query)
     assert response.status_code == 400

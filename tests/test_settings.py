@@ -16,12 +16,19 @@ def test_sqlite_waits_for_the_write_lock_instead_of_failing():
 
 def test_postgresql_uses_a_connection_pool_not_persistent_connections():
     database = database_from_url("postgresql://app@db.example:5432/workspace")
-    assert (database["HOST"], database["PORT"], database["NAME"], database["USER"]) == ("db.example", 5432, "workspace", "app")
+    assert (database["HOST"], database["PORT"], database["NAME"], database["USER"]) == (
+        "db.example",
+        5432,
+        "workspace",
+        "app",
+    )
     assert database["CONN_MAX_AGE"] == 0
     assert database["OPTIONS"]["pool"]["max_size"] >= 1
 
 
-@pytest.mark.parametrize("value, expected", [("1", True), ("true", True), ("True", True), ("0", False), ("false", False)])
+@pytest.mark.parametrize(
+    "value, expected", [("1", True), ("true", True), ("True", True), ("0", False), ("false", False)]
+)
 def test_boolean_variables(monkeypatch, value, expected):
     monkeypatch.setenv("SOME_FLAG", value)
     assert env_bool("SOME_FLAG", not expected) is expected

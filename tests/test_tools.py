@@ -99,15 +99,36 @@ def test_tools_accept_positional_arguments_from_python():
     "arguments, error",
     [
         ({"content": "x"}, "missing required argument 'action_and_reasoning'"),
-        ({"content": "x", "action_and_reasoning": ""}, "argument 'action_and_reasoning': String should have at least 1 character"),
-        ({"content": "x", "action_and_reasoning": "  "}, "argument 'action_and_reasoning': must say what you are doing and why"),
-        ({"content": 5, "action_and_reasoning": WHY}, "argument 'content': Input should be a valid string, got integer"),
-        ({"content": None, "action_and_reasoning": WHY}, "argument 'content': Input should be a valid string, got null"),
-        ({"content": "x", "title": 3, "action_and_reasoning": WHY}, "argument 'title': Input should be a valid string, got integer"),
-        ({"content": "x", "title": "t" * 256, "action_and_reasoning": WHY}, "argument 'title': String should have at most 255 characters"),
+        (
+            {"content": "x", "action_and_reasoning": ""},
+            "argument 'action_and_reasoning': String should have at least 1 character",
+        ),
+        (
+            {"content": "x", "action_and_reasoning": "  "},
+            "argument 'action_and_reasoning': must say what you are doing and why",
+        ),
+        (
+            {"content": 5, "action_and_reasoning": WHY},
+            "argument 'content': Input should be a valid string, got integer",
+        ),
+        (
+            {"content": None, "action_and_reasoning": WHY},
+            "argument 'content': Input should be a valid string, got null",
+        ),
+        (
+            {"content": "x", "title": 3, "action_and_reasoning": WHY},
+            "argument 'title': Input should be a valid string, got integer",
+        ),
+        (
+            {"content": "x", "title": "t" * 256, "action_and_reasoning": WHY},
+            "argument 'title': String should have at most 255 characters",
+        ),
         ({"content": "x", "thread_id": "other", "action_and_reasoning": WHY}, "unknown argument 'thread_id'"),
         ({"content": "a\x00", "action_and_reasoning": WHY}, "argument 'content': contains the NUL character"),
-        ({"content": "a", "action_and_reasoning": "why\x00"}, "argument 'action_and_reasoning': contains the NUL character"),
+        (
+            {"content": "a", "action_and_reasoning": "why\x00"},
+            "argument 'action_and_reasoning': contains the NUL character",
+        ),
         ({"action_and_reasoning": WHY}, "missing required argument 'content'"),
     ],
 )
@@ -148,7 +169,11 @@ def test_a_refusal_after_a_write_rolls_it_back_and_says_why():
 def test_a_returned_artifact_is_in_the_envelope_and_announced(announced):
     envelope = FailingTools("t-9").make_chart(points=[1, 2], action_and_reasoning=WHY)
 
-    assert envelope == {"success": True, "summary": "chart of 2 points", "artifact": {"kind": "chart", "points": [1, 2]}}
+    assert envelope == {
+        "success": True,
+        "summary": "chart of 2 points",
+        "artifact": {"kind": "chart", "points": [1, 2]},
+    }
     assert announced == [("t-9", "make_chart", {"kind": "chart", "points": [1, 2]})]
 
 
@@ -223,13 +248,16 @@ def test_action_and_reasoning_is_recorded_with_the_change():
     DocumentTools("t-1", actor="planner").append_to_document(text="x", action_and_reasoning="Noting the user's budget.")
     revision = Revision.objects.get(document__thread_id="t-1")
     assert (revision.action_and_reasoning, revision.actor, revision.tool) == (
-        "Noting the user's budget.", "planner", "append_to_document",
+        "Noting the user's budget.",
+        "planner",
+        "append_to_document",
     )
 
 
 def test_action_and_reasoning_is_bounded():
     envelope = DocumentTools("t-1").append_to_document(text="x", action_and_reasoning="why " * 1001)
     assert envelope == {
-        "success": False, "error": "argument 'action_and_reasoning': String should have at most 4000 characters",
+        "success": False,
+        "error": "argument 'action_and_reasoning': String should have at most 4000 characters",
     }
     assert stored("t-1") is None

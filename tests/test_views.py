@@ -38,7 +38,9 @@ def test_tool_list_has_both_tools_with_schemas(api):
 
 
 def test_update_then_append_then_read_the_document(api):
-    response = call(api, "thread-1", "update_document", {"content": "# Plan\n", "title": "Plan", "action_and_reasoning": WHY})
+    response = call(
+        api, "thread-1", "update_document", {"content": "# Plan\n", "title": "Plan", "action_and_reasoning": WHY}
+    )
     assert response.status_code == 200
     assert response.json() == {"success": True, "summary": "document updated (7 chars)", "artifact": None}
 
@@ -50,7 +52,11 @@ def test_update_then_append_then_read_the_document(api):
     body = response.json()
     assert set(body) == {"thread_id", "title", "content", "length", "version", "created_at", "updated_at"}
     assert (body["thread_id"], body["title"], body["content"], body["length"], body["version"]) == (
-        "thread-1", "Plan", "# Plan\n- step 1", 15, 2,
+        "thread-1",
+        "Plan",
+        "# Plan\n- step 1",
+        15,
+        2,
     )
 
 
@@ -80,7 +86,10 @@ def test_a_body_sent_without_content_type_is_still_read_as_json(api):
     [
         ({"text": "x"}, "missing required argument 'action_and_reasoning'"),
         ({"text": "x", "action_and_reasoning": ""}, "'action_and_reasoning'"),
-        ({"text": "x", "action_and_reasoning": None}, "argument 'action_and_reasoning': Input should be a valid string, got null"),
+        (
+            {"text": "x", "action_and_reasoning": None},
+            "argument 'action_and_reasoning': Input should be a valid string, got null",
+        ),
         ({"text": 12, "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got integer"),
         ({"text": None, "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got null"),
         ({"text": ["x"], "action_and_reasoning": WHY}, "argument 'text': Input should be a valid string, got array"),
@@ -212,7 +221,7 @@ def test_deeply_nested_json_is_400(api):
     response = api.generic(
         "POST",
         "/api/workspace/threads/t/tools/update_document/",
-        '{"content": %s, "action_and_reasoning": "x"}' % nested,
+        f'{{"content": {nested}, "action_and_reasoning": "x"}}',
         content_type="application/json",
     )
     assert response.status_code == 400
@@ -263,12 +272,20 @@ def test_a_policy_that_raises_http404_gives_404_on_every_endpoint(api):
     assert stored("t") is None
 
 
-@pytest.mark.parametrize("content_type, body", [
-    ("application/x-www-form-urlencoded", "text=hi&action_and_reasoning=why"),
-    ("multipart/form-data; boundary=x", "--x\r\nContent-Disposition: form-data; name=\"text\"\r\n\r\nhi\r\n--x--\r\n"),
-])
+@pytest.mark.parametrize(
+    "content_type, body",
+    [
+        ("application/x-www-form-urlencoded", "text=hi&action_and_reasoning=why"),
+        (
+            "multipart/form-data; boundary=x",
+            '--x\r\nContent-Disposition: form-data; name="text"\r\n\r\nhi\r\n--x--\r\n',
+        ),
+    ],
+)
 def test_a_form_body_is_told_to_send_json(api, content_type, body):
-    response = api.generic("POST", "/api/workspace/threads/t/tools/append_to_document/", body, content_type=content_type)
+    response = api.generic(
+        "POST", "/api/workspace/threads/t/tools/append_to_document/", body, content_type=content_type
+    )
     assert response.status_code == 400
     assert response.json()["error"].startswith(
         "the request body must be a JSON object of the tool's arguments, sent with Content-Type: application/json"

@@ -32,8 +32,17 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     search_fields = ["thread_id", "title"]
     list_filter = ["updated_at"]
     date_hierarchy = "updated_at"
-    fields = ["thread_id", "title", "length", "version", "created_at", "updated_at", "history", "live_panel",
-              "content_as_text"]
+    fields = [
+        "thread_id",
+        "title",
+        "length",
+        "version",
+        "created_at",
+        "updated_at",
+        "history",
+        "live_panel",
+        "content_as_text",
+    ]
     readonly_fields = fields
 
     def get_queryset(self, request):
@@ -58,18 +67,25 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     def get_urls(self):
         name = f"{self.opts.app_label}_{self.opts.model_name}"
         return [
-            path("<path:object_id>/revisions/<int:version>/", self.admin_site.admin_view(self.revision_view),
-                 name=f"{name}_revision"),
-            path("<path:object_id>/revisions/<int:version>/restore/",
-                 self.admin_site.admin_view(self.restore_view), name=f"{name}_restore"),
+            path(
+                "<path:object_id>/revisions/<int:version>/",
+                self.admin_site.admin_view(self.revision_view),
+                name=f"{name}_revision",
+            ),
+            path(
+                "<path:object_id>/revisions/<int:version>/restore/",
+                self.admin_site.admin_view(self.restore_view),
+                name=f"{name}_restore",
+            ),
             *super().get_urls(),
         ]
 
     @admin.display(description="history")
     def history(self, document: WorkingDocument) -> str:
         url = reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[document.pk])
-        return format_html('<a href="{}">{} revisions: who changed it, when and why</a>', url,
-                           document.revisions.count())
+        return format_html(
+            '<a href="{}">{} revisions: who changed it, when and why</a>', url, document.revisions.count()
+        )
 
     @admin.display(description="live panel")
     def live_panel(self, document: WorkingDocument) -> str:
@@ -135,15 +151,18 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         document = self._document(request, object_id)
         try:
             change = WorkspaceRepository.restore(
-                document.thread_id, version, actor=request.user.get_username(),
+                document.thread_id,
+                version,
+                actor=request.user.get_username(),
                 reason=f"Restored version {version} in the admin.",
             )
         except WorkspaceError as error:
             messages.error(request, str(error))
             return HttpResponseRedirect(self._revision_url(object_id, version))
         messages.success(request, f"Version {version} restored as version {change.version}.")
-        return HttpResponseRedirect(reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history",
-                                            args=[document.pk]))
+        return HttpResponseRedirect(
+            reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[document.pk])
+        )
 
     def _document(self, request, object_id) -> WorkingDocument:
         document = get_object_or_404(WorkingDocument.objects.defer("content"), pk=object_id)

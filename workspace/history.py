@@ -10,7 +10,15 @@ from .validation import validate_thread_id
 
 # What a list of revisions shows: every field but the changed text.
 LISTED_FIELDS = [
-    "version", "op", "title", "length", "action_and_reasoning", "actor", "tool", "restored_from", "created_at",
+    "version",
+    "op",
+    "title",
+    "length",
+    "action_and_reasoning",
+    "actor",
+    "tool",
+    "restored_from",
+    "created_at",
 ]
 
 
@@ -53,7 +61,9 @@ def content_at(revision: Revision) -> str:
         return revision.text
     base = revision.base_version
     snapshot = (
-        Snapshot.objects.filter(document_id=revision.document_id, version=base).values_list("content", flat=True).first()
+        Snapshot.objects.filter(document_id=revision.document_id, version=base)
+        .values_list("content", flat=True)
+        .first()
     )
     first = base + 1 if snapshot is not None else base  # without a snapshot, the base revision holds it all
     chunks = (
@@ -98,8 +108,9 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
         anchor = Revision.objects.filter(pk=after, document__thread_id=thread_id).values("version")
         revisions = revisions.filter(version__gte=Subquery(anchor))
     rows = list(
-        revisions.annotate(text_chars=Length("text"), short_text=changed)
-        .values("pk", "version", "op", "title", "length", "short_text")[: limit + 1]
+        revisions.annotate(text_chars=Length("text"), short_text=changed).values(
+            "pk", "version", "op", "title", "length", "short_text"
+        )[: limit + 1]
     )
     if after:
         if not rows or rows[0]["pk"] != after:
@@ -108,7 +119,13 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
     elif rows and rows[0]["version"] != 1:
         return None
     return [
-        {"id": row["pk"], "version": row["version"], "op": row["op"], "title": row["title"], "length": row["length"],
-         "text": row["short_text"]}
+        {
+            "id": row["pk"],
+            "version": row["version"],
+            "op": row["op"],
+            "title": row["title"],
+            "length": row["length"],
+            "text": row["short_text"],
+        }
         for row in rows[:limit]
     ]

@@ -12,8 +12,7 @@ told 409.
 import hashlib
 import json
 from dataclasses import dataclass
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 
 from django.db import DatabaseError, connections, router
 from django.utils import timezone
@@ -61,7 +60,9 @@ def claim(owner: str, key: str, request_fingerprint: str) -> Claim:
         ) from error
     if row:
         return Claim(record_id=row[0])
-    first = IdempotencyRecord.objects.filter(owner=owner, key=key).values("fingerprint", "status_code", "envelope").first()
+    first = (
+        IdempotencyRecord.objects.filter(owner=owner, key=key).values("fingerprint", "status_code", "envelope").first()
+    )
     if first is None or first["status_code"] == 0:
         raise IdempotencyConflict(
             "a call with this Idempotency-Key is still running; retry with the same key once it has finished"
@@ -80,7 +81,7 @@ def store_answer(claimed: Claim, status_code: int, envelope: dict) -> None:
     )
 
 
-_next_trim = datetime.min.replace(tzinfo=dt_timezone.utc)  # per process
+_next_trim = datetime.min.replace(tzinfo=UTC)  # per process
 
 
 TRIM_BATCH = 1000

@@ -98,7 +98,9 @@ class WorkspaceRepository:
         return change
 
     @staticmethod
-    def append_document(thread_id: str, text: str, *, reason: str | None = None, actor: str | None = None) -> DocumentChange:
+    def append_document(
+        thread_id: str, text: str, *, reason: str | None = None, actor: str | None = None
+    ) -> DocumentChange:
         """Concatenate ``text`` onto the content in the database; create the document if missing.
 
         An empty ``text`` on an existing document changes nothing: the returned
@@ -118,9 +120,13 @@ class WorkspaceRepository:
             # check. get_or_create locks the row; if another call created it
             # first, it returns that row.
             document, created = _retried_if_deleted(
-                lambda: WorkingDocument.objects.select_for_update()
-                .only("length", "version", "title")
-                .get_or_create(thread_id=thread_id, defaults={"content": text, "length": len(text), "base_length": len(text)})
+                lambda: (
+                    WorkingDocument.objects.select_for_update()
+                    .only("length", "version", "title")
+                    .get_or_create(
+                        thread_id=thread_id, defaults={"content": text, "length": len(text), "base_length": len(text)}
+                    )
+                )
             )
             if expected is not None:
                 _check_version(expected, 0 if created else document.version)
@@ -138,9 +144,7 @@ class WorkspaceRepository:
         """Make the content and title of ``version`` the current ones, as a new revision."""
         validate_thread_id(thread_id)
         with atomic():
-            document = (
-                WorkingDocument.objects.select_for_update().only("version").filter(thread_id=thread_id).first()
-            )
+            document = WorkingDocument.objects.select_for_update().only("version").filter(thread_id=thread_id).first()
             if document is None:
                 raise DocumentNotFound(f"thread {thread_id!r} has no document")
             expected = _expected_version()
@@ -159,11 +163,15 @@ class WorkspaceRepository:
             )
             change = DocumentChange(thread_id, "update", new_version, revision.title, len(content), content)
             _record(
-                document.pk, change, base_version=new_version, reason=reason, actor=actor, op="restore",
+                document.pk,
+                change,
+                base_version=new_version,
+                reason=reason,
+                actor=actor,
+                op="restore",
                 restored_from=version,
             )
         return change
-
 
     @staticmethod
     def prune_revisions(before: datetime, batch: int = 1000) -> int:
@@ -186,8 +194,9 @@ class WorkspaceRepository:
                 while True:
                     with transaction.atomic(using=using):
                         keys = list(
-                            model.objects.filter(document_id=document_id, version__lt=oldest)
-                            .values_list("pk", flat=True)[:batch]
+                            model.objects.filter(document_id=document_id, version__lt=oldest).values_list(
+                                "pk", flat=True
+                            )[:batch]
                         )
                         count = model.objects.filter(pk__in=keys)._raw_delete(using) if keys else 0
                     deleted += count if model is Revision else 0
@@ -249,7 +258,10 @@ def _check_version(expected: int, current: int) -> None:
 def _lock_at(thread_id: str, expected: int) -> None:
     """Lock the document, and refuse unless it is at ``expected``."""
     current = (
-        WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).values_list("version", flat=True).first()
+        WorkingDocument.objects.select_for_update()
+        .filter(thread_id=thread_id)
+        .values_list("version", flat=True)
+        .first()
     )
     _check_version(expected, current or 0)
 
@@ -281,15 +293,29 @@ def _author(reason: str | None, actor: str | None) -> tuple[str, str | None, str
 
 
 def _record(
-    document_id: int, change: DocumentChange, *, base_version: int, reason: str | None, actor: str | None,
-    op: str | None = None, restored_from: int | None = None,
+    document_id: int,
+    change: DocumentChange,
+    *,
+    base_version: int,
+    reason: str | None,
+    actor: str | None,
+    op: str | None = None,
+    restored_from: int | None = None,
 ) -> None:
     """Write the change's revision and announce the change (after commit, by the receivers)."""
     reason, actor, tool = _author(reason, actor)
     Revision.objects.create(
-        document_id=document_id, version=change.version, op=op or change.op, title=change.title,
-        length=change.length, text=change.text, action_and_reasoning=reason, actor=actor, tool=tool,
-        restored_from=restored_from, base_version=base_version,
+        document_id=document_id,
+        version=change.version,
+        op=op or change.op,
+        title=change.title,
+        length=change.length,
+        text=change.text,
+        action_and_reasoning=reason,
+        actor=actor,
+        tool=tool,
+        restored_from=restored_from,
+        base_version=base_version,
     )
     document_changed.send(sender=WorkingDocument, change=change)
 
@@ -379,6 +405,5 @@ def _check_size(length: int, subject: str) -> None:
     limit = conf.MAX_DOCUMENT_CHARS
     if length > limit:
         raise DocumentTooLarge(
-            f"{subject} {length} characters, more than the limit of {limit} "
-            "(WORKSPACE_MAX_DOCUMENT_CHARS)"
+            f"{subject} {length} characters, more than the limit of {limit} (WORKSPACE_MAX_DOCUMENT_CHARS)"
         )

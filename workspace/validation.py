@@ -5,18 +5,16 @@ import re
 from .exceptions import InvalidArguments, InvalidThreadId
 
 THREAD_ID_MAX_LENGTH = 128
-THREAD_ID_PATTERN = re.compile(r"[A-Za-z0-9._:-]{1,%d}" % THREAD_ID_MAX_LENGTH)
+THREAD_ID_PATTERN = re.compile(rf"[A-Za-z0-9._:-]{{1,{THREAD_ID_MAX_LENGTH}}}")
 
 
 def validate_thread_id(thread_id: object) -> str:
     """Return ``thread_id`` if it is 1-128 characters of ``A-Z a-z 0-9 . _ : -``."""
     if not isinstance(thread_id, str):
-        raise InvalidThreadId(
-            f"thread_id must be a string, got {type(thread_id).__name__}"
-        )
+        raise InvalidThreadId(f"thread_id must be a string, got {type(thread_id).__name__}")
     if not THREAD_ID_PATTERN.fullmatch(thread_id):
         raise InvalidThreadId(
-            f"invalid thread_id {thread_id[:THREAD_ID_MAX_LENGTH + 1]!r}: use 1 to "
+            f"invalid thread_id {thread_id[: THREAD_ID_MAX_LENGTH + 1]!r}: use 1 to "
             f"{THREAD_ID_MAX_LENGTH} characters of A-Z a-z 0-9 . _ : -"
         )
     return thread_id

@@ -18,7 +18,12 @@ CHANNEL_MANAGER = "workspace.events.ThreadChannelManager"
 STORAGE = "workspace.events.ThreadEventStorage"
 
 __all__ = [
-    "CHANNEL_MANAGER", "STORAGE", "ThreadChannelManager", "ThreadEventStorage", "artifact_channel", "document_channel",
+    "CHANNEL_MANAGER",
+    "STORAGE",
+    "ThreadChannelManager",
+    "ThreadEventStorage",
+    "artifact_channel",
+    "document_channel",
 ]
 
 

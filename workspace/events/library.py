@@ -24,8 +24,14 @@ from django_eventstream.storage import EventDoesNotExist, StorageBase
 from django_eventstream.views import RedisListener, get_listener_manager
 
 __all__ = [
-    "Event", "EventCounter", "EventDoesNotExist", "RedisListener", "StorageBase", "StoredEvent",
-    "replace_redis_listener", "wake_listeners",
+    "Event",
+    "EventCounter",
+    "EventDoesNotExist",
+    "RedisListener",
+    "StorageBase",
+    "StoredEvent",
+    "replace_redis_listener",
+    "wake_listeners",
 ]
 
 

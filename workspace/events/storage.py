@@ -7,8 +7,7 @@ django-eventstream's tables by the tool's transaction, and kept 24 hours.
 """
 
 import json
-from datetime import datetime, timedelta
-from datetime import timezone as dt_timezone
+from datetime import UTC, datetime, timedelta
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import close_old_connections, connections, router
@@ -26,8 +25,13 @@ def document_event_data(thread_id: str, change: dict) -> dict:
     """A ``document`` event from a change (``version, op, title, length, text``;
     ``text`` None when too long to carry: the event then says ``"omitted": true``)."""
     op = "append" if change["op"] == "append" else "update"  # an edit or a restore replaces the content
-    data = {"thread_id": thread_id, "version": change["version"], "op": op, "title": change["title"],
-            "length": change["length"]}
+    data = {
+        "thread_id": thread_id,
+        "version": change["version"],
+        "op": op,
+        "title": change["title"],
+        "length": change["length"],
+    }
     if change["text"] is None or not fits(change["text"]):
         data["omitted"] = True
     else:
@@ -111,7 +115,7 @@ class ThreadEventStorage(StorageBase):
         return Event(channel, event_type, encoded, id=event_id)
 
     TRIM_INTERVAL = timedelta(minutes=1)
-    _next_trim = datetime.min.replace(tzinfo=dt_timezone.utc)  # per process, shared by instances
+    _next_trim = datetime.min.replace(tzinfo=UTC)  # per process, shared by instances
 
     def trim_event_log(self) -> None:
         """Delete artifact events older than a day, in one statement, at most once a minute per process."""

@@ -21,7 +21,11 @@ class DocumentTools:
     """
 
     def __init__(
-        self, thread_id: str, *, actor: str | None = None, expected_version: int | None = None,
+        self,
+        thread_id: str,
+        *,
+        actor: str | None = None,
+        expected_version: int | None = None,
         idempotency_key: str | None = None,
     ):
         self.thread_id = thread_id

@@ -11,8 +11,9 @@ import functools
 import inspect
 import logging
 import typing
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Annotated, Any, Callable
+from typing import Annotated, Any
 
 import pydantic
 from django.db import InterfaceError, OperationalError, router, transaction
@@ -45,7 +46,9 @@ ACTION_AND_REASONING_MAX_LENGTH = 4000
 ActionAndReasoning = Annotated[
     str,
     Field(
-        min_length=1, max_length=ACTION_AND_REASONING_MAX_LENGTH, description="What you are doing with this call and why."
+        min_length=1,
+        max_length=ACTION_AND_REASONING_MAX_LENGTH,
+        description="What you are doing with this call and why.",
     ),
     AfterValidator(_not_blank),
 ]
@@ -125,9 +128,7 @@ class ToolSpec:
         fields[INJECTED_ARGUMENT] = (ActionAndReasoning, ...)
         self.positional_names = [p.name for p in parameters if p.kind == p.POSITIONAL_OR_KEYWORD]
         self.argument_names = list(fields)
-        self.arguments_model = pydantic.create_model(
-            f"{self.name}_arguments", __base__=ToolArguments, **fields
-        )
+        self.arguments_model = pydantic.create_model(f"{self.name}_arguments", __base__=ToolArguments, **fields)
         self.parameters_schema = _without_titles(self.arguments_model.model_json_schema())
         injected = inspect.Parameter(INJECTED_ARGUMENT, inspect.Parameter.KEYWORD_ONLY, annotation=str)
         self.signature = signature.replace(
@@ -146,8 +147,13 @@ class ToolSpec:
         ``call_options`` (in Python, from its keywords)."""
         result = self._invoke(collection, args, kwargs, options)
         outcome = "replayed" if result.replayed else "ok" if result.status_code == 200 else "failed"
-        logger.info("%s on thread %.128r: %s (%d)", self.name, getattr(collection, "thread_id", None), outcome,
-                    result.status_code)
+        logger.info(
+            "%s on thread %.128r: %s (%d)",
+            self.name,
+            getattr(collection, "thread_id", None),
+            outcome,
+            result.status_code,
+        )
         return result
 
     def _invoke(self, collection: Any, args: tuple, kwargs: dict | None, options: CallOptions | None) -> ToolResult:
@@ -174,13 +180,17 @@ class ToolSpec:
                     check_precondition(thread_id, call.expected_version)  # the tool wrote nothing
                 result = ToolResult.success(summary, artifact)
                 if artifact is not None:
-                    artifact_produced.send(sender=type(collection), thread_id=thread_id, tool=self.name, artifact=artifact)
+                    artifact_produced.send(
+                        sender=type(collection), thread_id=thread_id, tool=self.name, artifact=artifact
+                    )
                 if claimed is not None:
                     idempotency.store_answer(claimed, result.status_code, result.envelope)
         except WorkspaceError as error:
             return ToolResult.failure(error)
         except (OperationalError, InterfaceError):
-            logger.exception("tool %s failed on thread %r: the database failed", self.name, getattr(collection, "thread_id", None))
+            logger.exception(
+                "tool %s failed on thread %r: the database failed", self.name, getattr(collection, "thread_id", None)
+            )
             return ToolResult.failure(DatabaseUnavailable())
         except Exception:
             logger.exception("tool %s failed on thread %r", self.name, getattr(collection, "thread_id", None))
@@ -193,7 +203,7 @@ class ToolSpec:
             raise InvalidArguments(
                 f"{self.name} takes at most {len(self.positional_names)} positional arguments, got {len(args)}"
             )
-        arguments = dict(zip(self.positional_names, args))
+        arguments = dict(zip(self.positional_names, args, strict=False))  # fewer args than names: the rest by keyword
         given_twice = sorted(arguments.keys() & kwargs.keys())
         if given_twice:
             raise InvalidArguments(f"argument {given_twice[0]!r} was given twice")
@@ -308,8 +318,15 @@ def _describe_errors(error: pydantic.ValidationError, order: list[str]) -> str:
 
 
 def _type_name(value: Any) -> str:
-    names = {type(None): "null", bool: "boolean", int: "integer", float: "number", str: "string",
-             list: "array", dict: "object"}
+    names = {
+        type(None): "null",
+        bool: "boolean",
+        int: "integer",
+        float: "number",
+        str: "string",
+        list: "array",
+        dict: "object",
+    }
     return names.get(type(value), type(value).__name__)
 
 
