@@ -159,6 +159,9 @@ REST_FRAMEWORK = {
 }
 
 WORKSPACE_ACCESS_POLICY = os.environ.get("WORKSPACE_ACCESS_POLICY", "workspace.access.allow_authenticated")
+for _rate in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"):  # "off": no limit
+    if os.environ.get(_rate):
+        globals()[_rate] = None if os.environ[_rate] == "off" else os.environ[_rate]
 if os.environ.get("WORKSPACE_EVENT_MAX_CHARS"):
     WORKSPACE_EVENT_MAX_CHARS = int(os.environ["WORKSPACE_EVENT_MAX_CHARS"])
 if os.environ.get("WORKSPACE_REVISION_KEEP_DAYS"):
@@ -189,7 +192,19 @@ def redis_from_url(url: str) -> dict:
 
 
 if os.environ.get("REDIS_URL"):
+    from redis.backoff import NoBackoff
+    from redis.retry import Retry
+
     EVENTSTREAM_REDIS = redis_from_url(os.environ["REDIS_URL"])
+    # The cache counts each user's calls against the rates, shared by every
+    # process; a slow or absent Redis costs a request half a second at most.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": os.environ["REDIS_URL"],
+            "OPTIONS": {"socket_connect_timeout": 0.25, "socket_timeout": 0.25, "retry": Retry(NoBackoff(), 0)},
+        }
+    }
 # Room for a document of 1,000,000 characters (the default limit) in a JSON
 # body, even when every character is escaped as \ud83d\ude00 (12 bytes).
 DATA_UPLOAD_MAX_MEMORY_SIZE = 12 * 1_000_000 + 1024 * 1024

@@ -25,6 +25,27 @@ def require_or_skip(available, what: str) -> None:
     pytest.skip(f"needs {what}")
 
 
+@pytest.fixture(autouse=True)
+def fresh_rate_counts():
+    """Rates are counted in the cache, which outlives a test: every test starts afresh."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
+@pytest.fixture
+def redis():
+    """A Redis server of the test's own: no other run, and no other test, hears it."""
+    import shutil
+
+    from .live import RedisServer
+
+    require_or_skip(shutil.which("redis-server"), "redis-server (apt-get install redis-server)")
+    server = RedisServer()
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="module")
 def server(django_db_setup):
     """A real uvicorn process on the test database (tests using it need transaction=True)."""

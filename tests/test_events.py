@@ -3,7 +3,6 @@
 import contextlib
 import json
 import random
-import shutil
 import time
 
 import pytest
@@ -12,22 +11,13 @@ from workspace.events import artifact_channel
 from workspace.events import document_channel as channel_for
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import require_or_skip, requires_postgresql, stored
-from .live import EventStream, RedisServer, Server
+from .conftest import requires_postgresql, stored
+from .live import EventStream, Server
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live events test."
-
-
-@pytest.fixture
-def redis():
-    """A Redis server of the test's own: no other run, and no other test, hears it."""
-    require_or_skip(shutil.which("redis-server"), "redis-server (apt-get install redis-server)")
-    server = RedisServer()
-    yield server
-    server.stop()
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:

@@ -14,6 +14,7 @@ def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         *_check_max_document_chars(),
         *_check_event_max_chars(),
         *_check_revision_keep_days(),
+        *_check_rates(),
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
@@ -74,6 +75,23 @@ def _check_revision_keep_days():
             hint="Set it to the days of history prune_revisions keeps, or None to keep all.",
             id="workspace.E009",
         )
+
+
+def _check_rates():
+    from .throttling import WorkspaceRateThrottle
+
+    for name in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"):
+        value = getattr(conf, name.removeprefix("WORKSPACE_"))
+        try:
+            valid = value is None or WorkspaceRateThrottle.parse_rate(None, value)[0] > 0
+        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+            valid = False
+        if not valid:
+            yield checks.Error(
+                f"{name} must be a rate such as '600/min' (per second, min, hour or day), or None; not {value!r}.",
+                hint="Set it in DRF's notation: requests/period.",
+                id="workspace.E011",
+            )
 
 
 # JSON's widest escape of one code point, \ud83d\ude00, is 12 bytes.

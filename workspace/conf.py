@@ -9,6 +9,8 @@ DEFAULTS = {
     "WORKSPACE_TOOL_COLLECTIONS": ["workspace.tools.documents.DocumentTools"],
     "WORKSPACE_EVENT_MAX_CHARS": 65_536,
     "WORKSPACE_REVISION_KEEP_DAYS": None,
+    "WORKSPACE_RATE_WRITES": "600/min",
+    "WORKSPACE_RATE_READS": "3000/min",
 }
 
 
@@ -38,6 +40,16 @@ class Settings:
     def REVISION_KEEP_DAYS(self) -> int | None:
         """Days of history ``prune_revisions`` keeps when not told otherwise; None: all."""
         return self._get("WORKSPACE_REVISION_KEEP_DAYS")
+
+    @property
+    def RATE_WRITES(self) -> str | None:
+        """Tool calls per user, in DRF's notation (``600/min``); None: no limit."""
+        return self._get("WORKSPACE_RATE_WRITES")
+
+    @property
+    def RATE_READS(self) -> str | None:
+        """Reads (document, revisions, tools) per user, in DRF's notation; None: no limit."""
+        return self._get("WORKSPACE_RATE_READS")
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:

@@ -29,6 +29,7 @@ from .exceptions import (
     WorkspaceError,
 )
 from .repository import WorkspaceRepository
+from .throttling import ReadRateThrottle, WriteRateThrottle
 from .tools.registry import failure_envelope, get_tool, registered_tools
 from .validation import validate_thread_id
 
@@ -80,6 +81,7 @@ class WorkspaceView(APIView):
 
 class ToolListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated]
+    throttle_classes = [ReadRateThrottle]
 
     def get(self, request):
         return Response([tool.spec.describe() for tool in registered_tools().values()])
@@ -87,6 +89,7 @@ class ToolListView(WorkspaceView):
 
 class ToolCallView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    throttle_classes = [WriteRateThrottle]
 
     def post(self, request, thread_id: str, name: str):
         tool = get_tool(name)
@@ -128,6 +131,7 @@ class ToolCallView(WorkspaceView):
 
 class DocumentView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    throttle_classes = [ReadRateThrottle]
 
     class OutputSerializer(serializers.Serializer):
         thread_id = serializers.CharField()
@@ -157,6 +161,7 @@ class RevisionSerializer(serializers.Serializer):
 
 class RevisionListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    throttle_classes = [ReadRateThrottle]
     MAX_LIMIT = 1000
 
     def get(self, request, thread_id: str):
@@ -177,6 +182,7 @@ class RevisionListView(WorkspaceView):
 
 class RevisionDetailView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    throttle_classes = [ReadRateThrottle]
 
     def get(self, request, thread_id: str, version: str):
         number = _non_negative_integer("version", version)

@@ -1,0 +1,68 @@
+"""Per-user rates: over them, 429 with the failure envelope and Retry-After."""
+
+import json
+
+import pytest
+from django.contrib.auth import get_user_model
+from django.test import override_settings
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from .conftest import stored
+from .live import Server
+
+pytestmark = pytest.mark.django_db
+
+WHY = "Rate test."
+
+
+def append(api, text):
+    return api.post(
+        "/api/workspace/threads/rated/tools/append_to_document/",
+        json.dumps({"text": text, "action_and_reasoning": WHY}),
+        content_type="application/json",
+    )
+
+
+@override_settings(WORKSPACE_RATE_WRITES="3/min")
+def test_calls_over_the_write_rate_are_429_with_retry_after_and_change_nothing(api):
+    assert [append(api, str(n)).status_code for n in range(3)] == [200, 200, 200]
+    over = append(api, "3")
+    assert over.status_code == 429
+    assert over.json()["success"] is False and "throttled" in over.json()["error"].lower()
+    assert 0 < int(over["Retry-After"]) <= 60
+    assert stored("rated")["content"] == "012"
+
+
+@override_settings(WORKSPACE_RATE_READS="2/min")
+def test_reads_have_their_own_rate(api):
+    append(api, "x")
+    statuses = [api.get("/api/workspace/threads/rated/document/").status_code for _ in range(3)]
+    assert statuses == [200, 200, 429]
+    assert api.get("/api/workspace/tools/").status_code == 429
+    assert append(api, "y").status_code == 200  # writes are counted apart
+
+
+@override_settings(WORKSPACE_RATE_WRITES="1/min")
+def test_each_user_has_a_rate_of_their_own(api):
+    other = APIClient()
+    other.credentials(
+        HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=get_user_model().objects.create_user('b')).key}"
+    )
+    assert append(api, "a").status_code == 200
+    assert append(other, "b").status_code == 200
+    assert append(api, "c").status_code == 429
+
+
+@pytest.mark.django_db(transaction=True)
+def test_the_rate_is_shared_by_processes_through_redis(token, redis):
+    first = Server(REDIS_URL=redis.url, WORKSPACE_RATE_WRITES="4/min")
+    second = Server(command=Server.GUNICORN, REDIS_URL=redis.url, WORKSPACE_RATE_WRITES="4/min")
+    try:
+        body = json.dumps({"text": "x", "action_and_reasoning": WHY})
+        path = "/api/workspace/threads/shared-rate/tools/append_to_document/"
+        statuses = [server.request("POST", path, token, body)[0] for server in (first, second) * 3]
+        assert statuses == [200, 200, 200, 200, 429, 429]
+    finally:
+        first.stop()
+        second.stop()

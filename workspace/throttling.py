@@ -1,0 +1,35 @@
+"""Per-user rates for tool calls (writes) and reads, in DRF's notation
+(``WORKSPACE_RATE_WRITES``, ``WORKSPACE_RATE_READS``), counted in Django's
+default cache: shared by every server process when that cache is shared
+(Redis), per process otherwise. Over the rate: 429 with ``Retry-After``."""
+
+import logging
+
+from rest_framework.throttling import UserRateThrottle
+
+from .conf import conf
+
+logger = logging.getLogger(__name__)
+
+
+class WorkspaceRateThrottle(UserRateThrottle):
+    def get_rate(self) -> str | None:
+        return getattr(conf, self.rate_setting)  # read on every request: override_settings just works
+
+    def allow_request(self, request, view) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except Exception:
+            # A cache that is down must not take the API with it: let the call through.
+            logger.warning("could not count %s for the rate limit; allowed", self.scope, exc_info=True)
+            return True
+
+
+class WriteRateThrottle(WorkspaceRateThrottle):
+    scope = "workspace_writes"
+    rate_setting = "RATE_WRITES"
+
+
+class ReadRateThrottle(WorkspaceRateThrottle):
+    scope = "workspace_reads"
+    rate_setting = "RATE_READS"
