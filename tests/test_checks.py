@@ -92,3 +92,16 @@ def test_revision_keep_days_may_be_set():
 def test_live_events_need_django_eventstream_installed(settings):
     settings.INSTALLED_APPS = [app for app in settings.INSTALLED_APPS if app != "django_eventstream"]
     assert "workspace.E006" in workspace_messages()
+
+
+@pytest.mark.parametrize("name", ["WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"])
+@pytest.mark.parametrize("value", ["fast", "10/fortnight", 600, "0/min"])
+def test_rates_must_be_in_drf_notation(name, value):
+    with override_settings(**{name: value}):
+        assert set(workspace_messages()) == {"workspace.E011"}
+
+
+@pytest.mark.parametrize("value", [0, -1, "20", None])
+def test_max_streams_per_user_must_be_a_positive_integer(value):
+    with override_settings(WORKSPACE_MAX_STREAMS_PER_USER=value):
+        assert set(workspace_messages()) == {"workspace.E012"}

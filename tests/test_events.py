@@ -442,3 +442,45 @@ def test_an_idempotent_replay_sends_no_second_event(server, token):
     assert stream.next().json()["version"] == 1
     assert stream.quiet(seconds=1) == []
     stream.close()
+
+
+def open_streams(server, token, count, thread_id="limited"):
+    return [
+        EventStream(server, f"/api/workspace/threads/{thread_id}-{n}/events/", {"Authorization": f"Token {token}"})
+        for n in range(count)
+    ]
+
+
+def test_one_stream_more_than_a_user_may_hold_is_429_until_one_closes(token):
+    server = Server(WORKSPACE_MAX_STREAMS_PER_USER="2")
+    try:
+        first, second, third = open_streams(server, token, 3)
+        assert (first.status, second.status, third.status) == (200, 200, 429)
+        assert b"WORKSPACE_MAX_STREAMS_PER_USER" in third.body
+        assert third.response.getheader("Retry-After") == "5"
+        first.close()
+        deadline = time.monotonic() + 10
+        while (again := open_streams(server, token, 1, "again")[0]).status == 429 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert again.status == 200
+        second.close()
+        again.close()
+    finally:
+        server.stop()
+
+
+def test_the_stream_limit_holds_across_processes_with_redis(token, redis):
+    one, other = (
+        Server(REDIS_URL=redis.url, WORKSPACE_MAX_STREAMS_PER_USER="2"),
+        Server(REDIS_URL=redis.url, WORKSPACE_MAX_STREAMS_PER_USER="2"),
+    )
+    try:
+        streams = open_streams(one, token, 1, "a") + open_streams(other, token, 1, "b")
+        assert [stream.status for stream in streams] == [200, 200]
+        assert open_streams(one, token, 1, "c")[0].status == 429
+        assert open_streams(other, token, 1, "d")[0].status == 429
+        for stream in streams:
+            stream.close()
+    finally:
+        one.stop()
+        other.stop()

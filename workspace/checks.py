@@ -15,6 +15,7 @@ def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         *_check_event_max_chars(),
         *_check_revision_keep_days(),
         *_check_rates(),
+        *_check_max_streams(),
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
@@ -74,6 +75,16 @@ def _check_revision_keep_days():
             f"WORKSPACE_REVISION_KEEP_DAYS must be None or a positive integer, not {value!r}.",
             hint="Set it to the days of history prune_revisions keeps, or None to keep all.",
             id="workspace.E009",
+        )
+
+
+def _check_max_streams():
+    value = conf.MAX_STREAMS_PER_USER
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        yield checks.Error(
+            f"WORKSPACE_MAX_STREAMS_PER_USER must be a positive integer, not {value!r}.",
+            hint="Set it to the event streams one user may hold open, e.g. 20.",
+            id="workspace.E012",
         )
 
 

@@ -11,6 +11,7 @@ DEFAULTS = {
     "WORKSPACE_REVISION_KEEP_DAYS": None,
     "WORKSPACE_RATE_WRITES": "600/min",
     "WORKSPACE_RATE_READS": "3000/min",
+    "WORKSPACE_MAX_STREAMS_PER_USER": 20,
 }
 
 
@@ -50,6 +51,11 @@ class Settings:
     def RATE_READS(self) -> str | None:
         """Reads (document, revisions, tools) per user, in DRF's notation; None: no limit."""
         return self._get("WORKSPACE_RATE_READS")
+
+    @property
+    def MAX_STREAMS_PER_USER(self) -> int:
+        """Event streams one user may hold open at once, across all processes with Redis."""
+        return self._get("WORKSPACE_MAX_STREAMS_PER_USER")
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:

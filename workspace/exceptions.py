@@ -7,6 +7,7 @@ class WorkspaceError(Exception):
 
     status_code = 400
     default_code = "invalid"
+    retry_after: int | None = None  # seconds, for a Retry-After header
 
     def envelope_extras(self) -> dict:
         """Fields the failure envelope carries besides ``error``."""
@@ -35,13 +36,14 @@ class UnknownTool(WorkspaceError, LookupError):
     default_code = "unknown_tool"
 
 
+# What a 503 tells the client to wait before retrying.
+RETRY_AFTER_SECONDS = 1
+
+
 class ServiceUnavailable(WorkspaceError):
     status_code = 503
     default_code = "service_unavailable"
-
-
-# What a 503 tells the client to wait before retrying.
-RETRY_AFTER_SECONDS = 1
+    retry_after = RETRY_AFTER_SECONDS
 
 
 class DatabaseUnavailable(ServiceUnavailable):
@@ -92,6 +94,12 @@ class IdempotencyConflict(WorkspaceError):
 class IdempotencyKeyReused(WorkspaceError):
     status_code = 422
     default_code = "idempotency_key_reused"
+
+
+class TooManyStreams(WorkspaceError):
+    status_code = 429
+    default_code = "too_many_streams"
+    retry_after = 5
 
 
 class DeletedWhileWriting(WorkspaceError):

@@ -71,11 +71,12 @@ class WorkspaceView(APIView):
         elif not isinstance(exc, (WorkspaceError, APIException, Http404, PermissionDenied)):
             logger.exception("%s %s failed", self.request.method, self.request.path)
             exc = ToolFailed("the server failed to handle this request")
+        retry_after = getattr(exc, "retry_after", None)
         if isinstance(exc, WorkspaceError):
             exc = _as_api_exception(exc)
         response = super().handle_exception(exc)
-        if response.status_code == 503:
-            response["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        if retry_after and not response.has_header("Retry-After"):
+            response["Retry-After"] = str(retry_after)
         return response
 
 

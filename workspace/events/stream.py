@@ -7,7 +7,9 @@ from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
 from django_eventstream.views import events as eventstream_view
 
-from ..exceptions import InvalidArguments, ServiceUnavailable
+from ..conf import conf
+from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
+from . import slots
 from .channels import channels_of
 
 # Parameters meant for a GRIP proxy (Pushpin), which this app does not use;
@@ -26,8 +28,17 @@ def stream_response(request, thread_id: str):
     if not isinstance(request, ASGIRequest):
         # Under WSGI the endless stream would hold a sync worker for good.
         raise ServiceUnavailable("event streams are served by the ASGI server; route /events/ there")
+    slot = slots.acquire(request.user)
+    if slot is None:
+        raise TooManyStreams(
+            f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); close one first"
+        )
     response = eventstream_view(request, channels=channels_of(thread_id))
     close_old_connections()  # authentication is done; the stream reads through the storage
+    if response.streaming:
+        response.streaming_content = slots.holding(response.streaming_content, slot)
+    else:  # refused by django-eventstream: no stream to hold the slot
+        slots.release(slot)
     return response
 
 
