@@ -484,3 +484,35 @@ def test_the_stream_limit_holds_across_processes_with_redis(token, redis):
     finally:
         one.stop()
         other.stop()
+
+
+@pytest.mark.parametrize("command", [Server.UVICORN, Server.GUNICORN], ids=["uvicorn", "gunicorn"])
+def test_a_chunked_body_is_read_within_the_same_size_limit(token, command):
+    import http.client
+
+    server = Server(command=command)
+
+    def post_chunked(chunks):
+        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+        connection.request(
+            "POST",
+            "/api/workspace/threads/chunked/tools/append_to_document/",
+            body=iter(chunks),
+            headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+            encode_chunked=True,
+        )
+        response = connection.getresponse()
+        return response.status, json.loads(response.read())
+
+    try:
+        body = json.dumps({"text": "sent in chunks", "action_and_reasoning": WHY}).encode()
+        assert post_chunked([body[:10], body[10:]]) == (
+            200,
+            {"success": True, "summary": "appended (14 chars total)", "artifact": None},
+        )
+        too_big = [b'{"text": "' + b"x" * 1_000_000 for _ in range(14)] + [b'", "action_and_reasoning": "x"}']
+        status, envelope = post_chunked(too_big)
+        assert status == 400 and "larger than this server accepts" in envelope["error"]
+        assert stored("chunked")["content"] == "sent in chunks"
+    finally:
+        server.stop()

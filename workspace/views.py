@@ -1,10 +1,12 @@
 """The HTTP API: thin DRF views over the tool registry and the repository."""
 
+import io
 import logging
 import re
 
 from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.handlers.wsgi import LimitedStream
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
@@ -91,6 +93,10 @@ class ToolListView(WorkspaceView):
 class ToolCallView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [WriteRateThrottle]
+
+    def initialize_request(self, request, *args, **kwargs):
+        _size_chunked_body(request)
+        return super().initialize_request(request, *args, **kwargs)
 
     def post(self, request, thread_id: str, name: str):
         tool = get_tool(name)
@@ -220,6 +226,23 @@ class EventStreamView(WorkspaceView):
 
     def get(self, request, thread_id: str):
         return stream_response(request._request, thread_id)
+
+
+def _size_chunked_body(request) -> None:
+    """Give a body sent with ``Transfer-Encoding: chunked`` (no Content-Length)
+    the length it has, which DRF needs to read it at all; never reading more
+    than one byte past DATA_UPLOAD_MAX_MEMORY_SIZE, so that the usual limit applies."""
+    meta = request.META
+    if meta.get("CONTENT_LENGTH") or "chunked" not in meta.get("HTTP_TRANSFER_ENCODING", "").lower():
+        return
+    if "wsgi.input" in meta:  # WSGI: Django reads no further than a Content-Length, so read here
+        limit = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
+        data = meta["wsgi.input"].read() if limit is None else meta["wsgi.input"].read(limit + 1)
+        request._stream = LimitedStream(io.BytesIO(data), len(data))
+        meta["CONTENT_LENGTH"] = str(len(data))
+    elif hasattr(request._stream, "seekable") and request._stream.seekable():  # ASGI: already spooled
+        meta["CONTENT_LENGTH"] = str(request._stream.seek(0, io.SEEK_END))
+        request._stream.seek(0)
 
 
 MAX_DIGITS = 18  # what a 64-bit integer surely holds
