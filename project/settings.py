@@ -51,6 +51,8 @@ INSTALLED_APPS = [
     "rest_framework",
     "rest_framework.authtoken",
     "django_eventstream",
+    "drf_spectacular",
+    "drf_spectacular_sidecar",  # the docs page's script, served from static files
     "workspace",
     "project",
 ]
@@ -155,6 +157,7 @@ REST_FRAMEWORK = {
     ],
     "DEFAULT_PERMISSION_CLASSES": ["rest_framework.permissions.IsAuthenticated"],
     "DEFAULT_RENDERER_CLASSES": ["rest_framework.renderers.JSONRenderer"],
+    "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",  # drf-spectacular's own check asks for it
     "UNAUTHENTICATED_USER": "django.contrib.auth.models.AnonymousUser",
 }
 

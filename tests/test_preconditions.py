@@ -93,7 +93,7 @@ def test_if_match_on_a_missing_document_is_412_with_version_0(api):
     assert stored("p-5") is None
 
 
-@pytest.mark.parametrize("value", ["3", '"x"', '"-1"', "*", '""', 'W/"3"'])
+@pytest.mark.parametrize("value", ['"x"', '"-1"', "*", '""', 'W/"3"', '"3', "1" * 19])
 def test_a_malformed_if_match_is_400(api, value):
     DocumentTools("p-6").update_document(content="old", action_and_reasoning=WHY)
     response = call(
@@ -147,3 +147,9 @@ def test_the_expected_version_is_that_of_the_call_s_first_write():
     stale = TwoWriteTools("p-9", expected_version=1).append_twice(text="?", action_and_reasoning=WHY)
     assert stale["current_version"] == 3
     assert stored("p-9")["content"] == "old!!"
+
+
+def test_if_match_may_omit_the_quotes(api):
+    DocumentTools("p-10").update_document(content="old", action_and_reasoning=WHY)
+    response = call(api, "p-10", "append_to_document", {"text": "!", "action_and_reasoning": WHY}, **{"If-Match": "1"})
+    assert response.status_code == 200

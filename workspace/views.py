@@ -10,6 +10,8 @@ from django.core.handlers.wsgi import LimitedStream
 from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from django.views.decorators.csrf import csrf_exempt
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import permissions, serializers
 from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.negotiation import BaseContentNegotiation
@@ -29,6 +31,16 @@ from .exceptions import (
     InvalidArguments,
     ToolFailed,
     WorkspaceError,
+)
+from .openapi import (
+    IDEMPOTENCY_KEY,
+    IF_MATCH,
+    THREAD_ID,
+    TOOL_LIST,
+    VERSION,
+    documented,
+    read_responses,
+    tool_call_responses,
 )
 from .repository import WorkspaceRepository
 from .throttling import ReadRateThrottle, WriteRateThrottle
@@ -63,6 +75,7 @@ class WorkspaceView(APIView):
     parser_classes = [JSONParser]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnly
+    schema = AutoSchema()  # drf-spectacular's, whatever the host's DEFAULT_SCHEMA_CLASS
 
     def handle_exception(self, exc):
         """The app's errors with their status; the database's faults as 503 with
@@ -86,6 +99,10 @@ class ToolListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated]
     throttle_classes = [ReadRateThrottle]
 
+    @documented(
+        summary="The tools, with the JSON Schema of their arguments",
+        responses=read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
+    )
     def get(self, request):
         return Response([tool.spec.describe() for tool in registered_tools().values()])
 
@@ -98,6 +115,11 @@ class ToolCallView(WorkspaceView):
         _size_chunked_body(request)
         return super().initialize_request(request, *args, **kwargs)
 
+    @documented(
+        parameters=[THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
+        request={"application/json": {"type": "object"}},
+        responses=tool_call_responses(),
+    )
     def post(self, request, thread_id: str, name: str):
         tool = get_tool(name)
         try:
@@ -149,6 +171,7 @@ class DocumentView(WorkspaceView):
         created_at = serializers.DateTimeField()
         updated_at = serializers.DateTimeField()
 
+    @documented(parameters=[THREAD_ID], responses=read_responses(OutputSerializer))
     def get(self, request, thread_id: str):
         document = WorkspaceRepository.get_document(thread_id)
         return Response(self.OutputSerializer(document).data, headers={"ETag": f'"{document.version}"'})
@@ -166,16 +189,36 @@ class RevisionSerializer(serializers.Serializer):
     created_at = serializers.DateTimeField()
 
 
+MAX_REVISIONS_PER_PAGE = 1000
+
+
 class RevisionListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [ReadRateThrottle]
-    MAX_LIMIT = 1000
 
+    @documented(
+        operation_id="threads_revisions_list",
+        parameters=[
+            THREAD_ID,
+            OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
+            OpenApiParameter(
+                "limit",
+                {"type": "integer", "minimum": 1, "maximum": MAX_REVISIONS_PER_PAGE},
+                description="At most this many, 1 to 1,000 (default 100).",
+            ),
+        ],
+        responses=read_responses(
+            inline_serializer(
+                "RevisionPage",
+                {"results": RevisionSerializer(many=True), "next": serializers.URLField(allow_null=True)},
+            )
+        ),
+    )
     def get(self, request, thread_id: str):
         after = _non_negative_integer("after", request.query_params.get("after", "0"))
         limit = _non_negative_integer("limit", request.query_params.get("limit", "100"))
-        if not 1 <= limit <= self.MAX_LIMIT:
-            raise InvalidArguments(f"limit must be from 1 to {self.MAX_LIMIT}, got {limit}")
+        if not 1 <= limit <= MAX_REVISIONS_PER_PAGE:
+            raise InvalidArguments(f"limit must be from 1 to {MAX_REVISIONS_PER_PAGE}, got {limit}")
         revisions = history.revisions_after(thread_id, after, limit + 1)
         next_url = None
         if len(revisions) > limit:
@@ -191,6 +234,20 @@ class RevisionDetailView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [ReadRateThrottle]
 
+    @documented(
+        operation_id="threads_revision_retrieve",
+        parameters=[THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
+        responses=read_responses(
+            inline_serializer(
+                "RevisionWithContent",
+                {
+                    **RevisionSerializer().get_fields(),
+                    "content": serializers.CharField(),
+                    "text": serializers.CharField(required=False, help_text="For an append: its text."),
+                },
+            )
+        ),
+    )
     def get(self, request, thread_id: str, version: str):
         number = _non_negative_integer("version", version)
         revision, content = history.revision_with_content(history.document_id_of(thread_id), number)
@@ -224,6 +281,12 @@ class EventStreamView(WorkspaceView):
 
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
 
+    @documented(
+        parameters=[THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
+        responses=read_responses(
+            OpenApiResponse({"type": "string"}, description="text/event-stream of `document` and `artifact` events")
+        ),
+    )
     def get(self, request, thread_id: str):
         return stream_response(request._request, thread_id)
 
@@ -254,7 +317,7 @@ def _non_negative_integer(name: str, value: str) -> int:
     return int(value)
 
 
-IF_MATCH_PATTERN = re.compile(r'"([0-9]{1,18})"')
+IF_MATCH_PATTERN = re.compile(r'"([0-9]{1,18})"|([0-9]{1,18})')  # quoted as an ETag; bare digits too
 
 
 def _if_match(value: str | None) -> int | None:
@@ -264,7 +327,7 @@ def _if_match(value: str | None) -> int | None:
     match = IF_MATCH_PATTERN.fullmatch(value.strip())
     if not match:
         raise InvalidArguments(f'If-Match must be a version in quotes, such as If-Match: "7"; got {value[:40]!r}')
-    return int(match.group(1))
+    return int(match.group(1) or match.group(2))
 
 
 def _idempotency_key(value: str | None) -> str | None:

@@ -1,0 +1,51 @@
+"""GET schema/ and docs/: every endpoint described, each tool's body from its own signature."""
+
+import re
+
+import pytest
+
+from workspace.tools.registry import registered_tools
+
+pytestmark = pytest.mark.django_db
+
+
+def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
+    response = api.get("/api/workspace/schema/")
+    assert response.status_code == 200
+    schema = response.json()
+    assert schema["openapi"].startswith("3.")
+    assert schema["servers"] == [{"url": "/api/workspace"}]
+    tools = {f"/threads/{{thread_id}}/tools/{name}/": tool for name, tool in registered_tools().items()}
+    assert set(schema["paths"]) == {
+        "/tools/",
+        "/threads/{thread_id}/document/",
+        "/threads/{thread_id}/revisions/",
+        "/threads/{thread_id}/revisions/{version}/",
+        "/threads/{thread_id}/events/",
+        *tools,
+    }
+    for path, tool in tools.items():
+        operation = schema["paths"][path]["post"]
+        body = operation["requestBody"]["content"]["application/json"]["schema"]
+        assert body == tool.spec.parameters_schema  # the schema that validates the call
+        assert {"200", "400", "401", "404", "409", "412", "422", "429", "503"} <= set(operation["responses"])
+        assert {parameter["name"] for parameter in operation["parameters"]} == {
+            "thread_id",
+            "If-Match",
+            "Idempotency-Key",
+        }
+    assert set(schema["components"]["securitySchemes"]) >= {"tokenAuth"}
+
+
+def test_the_docs_page_loads_nothing_from_elsewhere(api, client, user):
+    client.force_login(user)
+    page = client.get("/api/workspace/docs/").content.decode()
+    assert 'spec-url="/api/workspace/schema/"' in page
+    scripts = re.findall(r'(?:src|href)="([^"]+)"', page)
+    assert scripts and all(url.startswith("/") for url in scripts), scripts
+
+
+def test_the_schema_is_public_and_says_the_endpoints_need_credentials(client):
+    schema = client.get("/api/workspace/schema/").json()
+    operation = schema["paths"]["/threads/{thread_id}/document/"]["get"]
+    assert {"tokenAuth": []} in operation["security"] and {} not in operation["security"]

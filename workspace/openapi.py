@@ -1,0 +1,164 @@
+"""The OpenAPI 3 schema of the app's endpoints (drf-spectacular), and a page that renders it.
+
+Each tool call is its own path, whose request body is the JSON Schema the
+tool's signature gives (the one that validates it), so that clients and
+fuzzers see exactly what each tool takes.
+"""
+
+import copy
+
+from django.templatetags.static import static
+from drf_spectacular.generators import SchemaGenerator
+from drf_spectacular.openapi import AutoSchema
+from drf_spectacular.renderers import OpenApiJsonRenderer
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+from rest_framework.response import Response
+
+from .tools.registry import registered_tools
+from .validation import THREAD_ID_PATTERN
+
+FAILURE = {
+    "type": "object",
+    "properties": {
+        "success": {"type": "boolean", "enum": [False]},
+        "error": {"type": "string"},
+        "current_version": {"type": "integer", "description": "With 412: the document's version now."},
+    },
+    "required": ["success", "error"],
+}
+SUCCESS = {
+    "type": "object",
+    "properties": {
+        "success": {"type": "boolean", "enum": [True]},
+        "summary": {"type": "string"},
+        "artifact": {"nullable": True, "description": "What the tool returned besides the summary, or null."},
+    },
+    "required": ["success", "summary", "artifact"],
+}
+TOOL_LIST = {
+    "type": "array",
+    "items": {
+        "type": "object",
+        "properties": {"name": {"type": "string"}, "description": {"type": "string"}, "parameters": {"type": "object"}},
+        "required": ["name", "description", "parameters"],
+    },
+}
+DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
+THREAD_ID = OpenApiParameter(
+    "thread_id",
+    {"type": "string", "pattern": f"^{THREAD_ID_PATTERN.pattern}$"},
+    OpenApiParameter.PATH,
+    description="1 to 128 characters of A-Z a-z 0-9 . _ : -",
+)
+IF_MATCH = OpenApiParameter(
+    "If-Match",
+    {"type": "string", "pattern": '^("[0-9]{1,18}"|[0-9]{1,18})$'},
+    OpenApiParameter.HEADER,
+    description='"<version>": applied only if the document is at that version ("0": has none).',
+)
+IDEMPOTENCY_KEY = OpenApiParameter(
+    "Idempotency-Key",
+    {"type": "string", "pattern": "^[ -~]{1,255}$"},
+    OpenApiParameter.HEADER,
+    description="1 to 255 printable ASCII characters: a retry with the same key is applied at most once.",
+)
+VERSION = {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}
+
+TOOL_CALL_FAILURES = {
+    400: "The input is at fault: bad thread id, arguments, body, If-Match or Idempotency-Key.",
+    401: "No valid credentials.",
+    403: "The access policy refuses this thread.",
+    404: "No such tool.",
+    405: "Another method than POST.",
+    409: "A call with this Idempotency-Key still runs; or the document was deleted while this call wrote it.",
+    412: "If-Match names another version than the document's (see current_version).",
+    422: "This Idempotency-Key was used for another call.",
+    429: "Over the rate of tool calls; see Retry-After.",
+    500: "The server is at fault.",
+    503: "The database is unavailable or busy; retry after Retry-After.",
+}
+READ_FAILURES = {
+    400: "Bad thread id or query parameter.",
+    401: "No valid credentials.",
+    403: "The access policy refuses this thread.",
+    404: "Not found.",
+    429: "Over the rate of reads; see Retry-After.",
+    500: "The server is at fault.",
+    503: "The database is unavailable or busy; retry after Retry-After.",
+}
+
+
+def documented(**kwargs):
+    """``extend_schema`` on drf-spectacular's AutoSchema, whatever the host's DEFAULT_SCHEMA_CLASS."""
+
+    def decorator(method):
+        method.schema = AutoSchema
+        return extend_schema(**kwargs)(method)
+
+    return decorator
+
+
+def read_responses(ok) -> dict:
+    return {200: ok, **{status: OpenApiResponse(DETAIL, description=text) for status, text in READ_FAILURES.items()}}
+
+
+def tool_call_responses() -> dict:
+    return {
+        200: OpenApiResponse(SUCCESS, description="The envelope of a call that succeeded."),
+        **{status: OpenApiResponse(FAILURE, description=text) for status, text in TOOL_CALL_FAILURES.items()},
+    }
+
+
+def with_a_path_per_tool(schema: dict) -> dict:
+    """Replace ``.../tools/{name}/`` by one path per registered tool, with its arguments' schema."""
+    paths = schema["paths"]
+    generic = next(path for path in paths if path.endswith("/tools/{name}/"))
+    template = paths.pop(generic)
+    for name, tool in registered_tools().items():
+        operation = copy.deepcopy(template["post"])
+        operation["operationId"] = f"call_{name}"
+        operation["summary"] = tool.spec.description
+        operation["parameters"] = [p for p in operation.get("parameters", []) if p["name"] != "name"]
+        operation["requestBody"] = {
+            "required": True,
+            "content": {"application/json": {"schema": copy.deepcopy(tool.spec.parameters_schema)}},
+        }
+        paths[generic.replace("{name}", name)] = {"post": operation}
+    return schema
+
+
+class WorkspaceSchemaView(SpectacularAPIView):
+    """``GET schema/``: the app's endpoints only, under whatever prefix the host chose, as JSON."""
+
+    renderer_classes = [OpenApiJsonRenderer]
+
+    def _get_schema_response(self, request):
+        from . import urls
+
+        # The documented routes (the ones with names), without these two pages.
+        named = [
+            pattern for pattern in urls.urlpatterns if getattr(pattern, "name", None) not in (None, "schema", "docs")
+        ]
+        generator = SchemaGenerator(patterns=named, api_version=self.api_version)
+        schema = with_a_path_per_tool(generator.get_schema(request=request, public=True))
+        prefix = request.path.removesuffix("schema/").rstrip("/")
+        schema["servers"] = [{"url": prefix or "/"}]
+        schema["info"] = {
+            "title": "Workspace",
+            "version": "1",
+            "description": "A shared working document per conversation thread, written by agents through tools.",
+        }
+        return Response(schema)
+
+
+class WorkspaceDocsView(SpectacularRedocView):
+    """``GET docs/``: the schema rendered by Redoc, served from the app's static files (no CDN)."""
+
+    url_name = "workspace:schema"
+    title = "Workspace API"
+    template_name = "workspace/api_docs.html"  # the library's page, without its web fonts
+
+    @staticmethod
+    def _redoc_standalone():
+        return static("drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js")
