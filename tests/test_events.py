@@ -516,3 +516,30 @@ def test_a_chunked_body_is_read_within_the_same_size_limit(token, command):
         assert stored("chunked")["content"] == "sent in chunks"
     finally:
         server.stop()
+
+
+def test_a_server_killed_during_a_burst_loses_and_repeats_nothing_for_a_subscriber_that_moves(token):
+    first, second = Server(), Server()
+    try:
+        stream = subscribe(first, token, "moving")
+        body = lambda n: json.dumps({"text": f"{n},", "action_and_reasoning": WHY})  # noqa: E731
+        path = "/api/workspace/threads/moving/tools/append_to_document/"
+        for n in range(250):
+            assert first.request("POST", path, token, body(n), headers={"Idempotency-Key": f"k{n}"})[0] == 200
+        first.process.kill()  # no goodbye: streams cut mid-flight
+        first.process.wait()
+        seen = stream.quiet(seconds=1)
+        assert seen, "the subscriber heard nothing before the kill"
+        for n in range(250, 500):
+            assert second.request("POST", path, token, body(n), headers={"Idempotency-Key": f"k{n}"})[0] == 200
+
+        resumed = subscribe(second, token, "moving", **{"Last-Event-ID": seen[-1].id})
+        rest = resumed.collect(500 - len(seen), timeout=60)
+        versions = [event.json()["version"] for event in seen + rest]
+        assert versions == list(range(1, 501))
+        assert rebuild(seen + rest) == "".join(f"{n}," for n in range(500)) == stored("moving")["content"]
+        assert resumed.quiet(seconds=0.5) == []
+        resumed.close()
+    finally:
+        first.stop()
+        second.stop()

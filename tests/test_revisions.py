@@ -97,3 +97,10 @@ def test_revisions_need_authentication_and_the_policy(api, written):
     with override_settings(WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine"):
         assert api.get(URL).status_code == 403
         assert api.get(f"{URL}1/").status_code == 403
+
+
+@pytest.mark.parametrize("query", ["after=1&after=2", "limit=5&limit=6"])
+def test_a_repeated_parameter_is_400(api, written, query):
+    response = api.get(f"{URL}?{query}")
+    assert response.status_code == 400
+    assert "once" in response.json()["detail"]

@@ -74,7 +74,9 @@ TOOL_CALL_FAILURES = {
     409: "A call with this Idempotency-Key still runs; or the document was deleted while this call wrote it.",
     412: "If-Match names another version than the document's (see current_version).",
     422: "This Idempotency-Key was used for another call.",
+    414: "The request line is longer than the server reads.",
     429: "Over the rate of tool calls; see Retry-After.",
+    431: "The request's headers are larger than the server reads.",
     500: "The server is at fault.",
     503: "The database is unavailable or busy; retry after Retry-After.",
 }
@@ -83,7 +85,9 @@ READ_FAILURES = {
     401: "No valid credentials.",
     403: "The access policy refuses this thread.",
     404: "Not found.",
+    414: "The request line is longer than the server reads.",
     429: "Over the rate of reads; see Retry-After.",
+    431: "The request's headers are larger than the server reads.",
     500: "The server is at fault.",
     503: "The database is unavailable or busy; retry after Retry-After.",
 }

@@ -215,8 +215,8 @@ class RevisionListView(WorkspaceView):
         ),
     )
     def get(self, request, thread_id: str):
-        after = _non_negative_integer("after", request.query_params.get("after", "0"))
-        limit = _non_negative_integer("limit", request.query_params.get("limit", "100"))
+        after = _non_negative_integer("after", _single(request, "after", "0"))
+        limit = _non_negative_integer("limit", _single(request, "limit", "100"))
         if not 1 <= limit <= MAX_REVISIONS_PER_PAGE:
             raise InvalidArguments(f"limit must be from 1 to {MAX_REVISIONS_PER_PAGE}, got {limit}")
         revisions = history.revisions_after(thread_id, after, limit + 1)
@@ -309,6 +309,13 @@ def _size_chunked_body(request) -> None:
 
 
 MAX_DIGITS = 18  # what a 64-bit integer surely holds
+
+
+def _single(request, name: str, default: str) -> str:
+    values = request.query_params.getlist(name)
+    if len(values) > 1:
+        raise InvalidArguments(f"give {name} once, not {len(values)} times")
+    return values[0] if values else default
 
 
 def _non_negative_integer(name: str, value: str) -> int:
