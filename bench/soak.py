@@ -165,12 +165,15 @@ def main() -> None:
     while time.monotonic() < deadline and any(s.version < stored[s.thread_id]["version"] for s in subscribers):
         for subscriber in subscribers:
             subscriber.drain()
+    stream_pids = set(processes(streams))
     api.stop()
     streams.stop()
 
     print(f"Soak, {minutes:g} min: RSS (MB) of each server process, per minute (max of its samples)")
     pids = sorted({pid for rows in samples.values() for pid, _ in rows})
-    print("minute | " + " | ".join(f"pid {pid:>6}" for pid in pids))
+    names = {pid: "uvicorn" if pid in stream_pids else "gunicorn worker" for pid in pids}
+    names[api.process.pid] = "gunicorn master"
+    print("minute | " + " | ".join(f"{names[pid]} {pid}" for pid in pids))
     for minute, rows in sorted(samples.items()):
         by_pid = defaultdict(float)
         for pid, rss in rows:

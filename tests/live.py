@@ -270,3 +270,40 @@ class EventStream:
         with contextlib.suppress(OSError):
             self.connection.sock.shutdown(socket.SHUT_RDWR)
         self.connection.close()
+
+
+class PrivatePostgres:
+    """A PostgreSQL server of the test's own (Debian's binaries, run as the
+    ``postgres`` user), on a free port, to stop and start at will."""
+
+    def __init__(self, directory: Path):
+        import glob
+        import shutil
+
+        self.bin = Path(sorted(glob.glob("/usr/lib/postgresql/*/bin"))[-1])
+        self.data = directory / "data"
+        self.port = free_port()
+        directory.mkdir(parents=True, exist_ok=True)
+        shutil.chown(directory, "postgres")
+        self._as_postgres(self.bin / "initdb", "-D", self.data, "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        self.url = f"postgresql://postgres@127.0.0.1:{self.port}/postgres"
+        self.start()
+
+    def _as_postgres(self, *command, check: bool = True) -> None:
+        subprocess.run(["runuser", "-u", "postgres", "--", *map(str, command)], check=check, capture_output=True)
+
+    def start(self) -> None:
+        self._as_postgres(
+            self.bin / "pg_ctl",
+            "-D",
+            self.data,
+            "-w",
+            "-l",
+            self.data / "log",
+            "-o",
+            f"-p {self.port} -k {self.data} -c listen_addresses=127.0.0.1",
+            "start",
+        )
+
+    def stop(self) -> None:
+        self._as_postgres(self.bin / "pg_ctl", "-D", self.data, "-w", "-m", "immediate", "stop", check=False)

@@ -3,6 +3,7 @@ with the envelope, 503 and Retry-After when the database fails, and bounded."""
 
 import contextlib
 import json
+import os
 import threading
 
 import psycopg
@@ -157,3 +158,58 @@ def test_writes_racing_a_host_that_deletes_the_document_never_fail_on_the_server
     failures = [envelope for envelope in envelopes if not envelope["success"]]
     assert all("deleted while this call was writing it" in failure["error"] for failure in failures), failures[:3]
     assert len(failures) < len(envelopes) / 10
+
+
+@requires_postgresql
+def test_postgresql_stopped_answers_503_and_service_comes_back_by_itself():
+    import shutil
+    import subprocess
+    import sys
+    import tempfile
+    import time
+    from pathlib import Path
+
+    from .live import REPOSITORY, PrivatePostgres
+
+    directory = Path(tempfile.mkdtemp(prefix="workspace-pg-"))  # not under pytest's root-only folder
+    database = PrivatePostgres(directory)
+    server = None
+    try:
+        env = {**os.environ, "DATABASE_URL": database.url, "DJANGO_SETTINGS_MODULE": "project.settings"}
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=REPOSITORY, env=env, check=True)
+        token = (
+            subprocess.run(
+                [sys.executable, "manage.py", "demo_user"],
+                cwd=REPOSITORY,
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            )
+            .stdout.split("Agent token: ")[1]
+            .split()[0]
+        )
+        server = Server(database_url=database.url, command=Server.GUNICORN)
+        path, body = (
+            "/api/workspace/threads/down/tools/append_to_document/",
+            json.dumps({"text": "1", "action_and_reasoning": WHY}),
+        )
+        assert server.request("POST", path, token, body)[0] == 200
+
+        database.stop()
+        started = time.monotonic()
+        status, envelope = server.request("POST", path, token, body)
+        assert status == 503 and envelope["success"] is False
+        assert time.monotonic() - started < 30  # DATABASE_STATEMENT_TIMEOUT
+
+        database.start()
+        deadline = time.monotonic() + 30
+        while (status := server.request("POST", path, token, body)[0]) != 200 and time.monotonic() < deadline:
+            time.sleep(0.5)
+        assert status == 200
+        assert server.request("GET", "/api/workspace/threads/down/document/", token)[1]["content"] == "11"
+    finally:
+        if server:
+            server.stop()
+        database.stop()
+        shutil.rmtree(directory, ignore_errors=True)
