@@ -119,11 +119,11 @@ def test_the_channel_manager_applies_the_policy_to_every_read(user):
 def test_stream_parameters_meant_for_a_proxy_are_refused(api, parameter):
     response = api.get(f"/api/workspace/threads/t/events/?{parameter}")
     assert response.status_code == 400
-    assert "unsupported query parameter" in response.json()["detail"]
+    assert "unsupported query parameter" in response.json()["error"]
 
 
 def test_streams_are_refused_outside_an_asgi_server(api):
     # The test client is WSGI, like gunicorn: a stream there would hold a worker for good.
     response = api.get("/api/workspace/threads/t/events/")
     assert response.status_code == 503
-    assert "ASGI" in response.json()["detail"]
+    assert "ASGI" in response.json()["error"]

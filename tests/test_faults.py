@@ -38,7 +38,7 @@ def test_server_errors_are_logged_with_their_traceback_when_debug_is_off(token):
             token,
             json.dumps({"text": "x", "action_and_reasoning": WHY}),
         )
-        assert read == (500, {"detail": "the server failed to handle this request"})
+        assert read == (500, {"success": False, "error": "the server failed to handle this request"})
         assert write == (500, {"success": False, "error": "the server failed to handle this request"})
         log = server.output()
         assert log.count("Traceback (most recent call last)") == 2
@@ -101,6 +101,45 @@ def test_killed_database_connections_answer_503_and_the_service_recovers(token):
         assert "Traceback" in server.output()  # each 503 was logged
     finally:
         server.stop()
+
+
+@requires_postgresql
+def test_connections_killed_during_calls_lose_and_duplicate_nothing_with_idempotency_keys(token):
+    server = Server(command=[*Server.GUNICORN, "--workers", "2"], PGAPPNAME="workspace-killed-during")
+    stop = threading.Event()
+
+    def kill_again_and_again():
+        with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
+            while not stop.wait(0.05):
+                admin.execute(
+                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
+                    "WHERE application_name = 'workspace-killed-during'"
+                )
+
+    killer = threading.Thread(target=kill_again_and_again)
+    killer.start()
+    statuses = []
+    try:
+        for n in range(30):
+            chunk = f"<{n}>"
+            for _attempt in range(50):
+                status, body = server.request(
+                    "POST",
+                    "/api/workspace/threads/during/tools/append_to_document/",
+                    token,
+                    json.dumps({"text": chunk, "action_and_reasoning": WHY}),
+                    headers={"Idempotency-Key": chunk},
+                )
+                statuses.append(status)
+                assert status in (200, 503), (status, body)
+                if status == 200:
+                    break
+    finally:
+        stop.set()
+        killer.join()
+        server.stop()
+    assert 503 in statuses  # the connections did die under the calls
+    assert stored("during")["content"] == "".join(f"<{n}>" for n in range(30))  # each chunk once
 
 
 @requires_postgresql
@@ -213,3 +252,28 @@ def test_postgresql_stopped_answers_503_and_service_comes_back_by_itself():
             server.stop()
         database.stop()
         shutil.rmtree(directory, ignore_errors=True)
+
+
+@requires_postgresql
+def test_a_retry_that_waits_past_the_lock_timeout_for_its_first_call_is_409(token, user):
+    server = Server(DATABASE_LOCK_TIMEOUT="1")
+    try:
+        with psycopg.connect(live.test_database_url()) as first_call:  # a call with key "k", still running
+            first_call.execute(
+                "INSERT INTO workspace_idempotencyrecord (owner, key, fingerprint, status_code, envelope, created_at) "
+                "VALUES (%s, 'k', 'x', 0, '', now())",
+                [user.username],
+            )
+            status, body = server.request(
+                "POST",
+                "/api/workspace/threads/waiting/tools/append_to_document/",
+                token,
+                json.dumps({"text": "x", "action_and_reasoning": WHY}),
+                headers={"Idempotency-Key": "k"},
+            )
+            first_call.rollback()
+        assert (status, body["success"]) == (409, False)
+        assert "still running" in body["error"]
+        assert stored("waiting") is None
+    finally:
+        server.stop()

@@ -70,7 +70,7 @@ def test_the_list_pages_with_after_and_limit(api, written):
 def test_bad_after_or_limit_is_400(api, written, query):
     response = api.get(URL, query)
     assert response.status_code == 400
-    assert list(query)[0] in response.json()["detail"]
+    assert list(query)[0] in response.json()["error"]
 
 
 def test_one_revision_carries_the_content_then_and_an_append_its_text(api, written):
@@ -103,4 +103,4 @@ def test_revisions_need_authentication_and_the_policy(api, written):
 def test_a_repeated_parameter_is_400(api, written, query):
     response = api.get(f"{URL}?{query}")
     assert response.status_code == 400
-    assert "once" in response.json()["detail"]
+    assert "once" in response.json()["error"]

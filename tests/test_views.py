@@ -184,7 +184,7 @@ def test_bad_thread_ids_are_400_on_the_tool_endpoint(api, thread_id):
 def test_bad_thread_ids_are_400_on_the_document_endpoint(api, thread_id):
     response = document(api, thread_id)
     assert response.status_code == 400
-    assert "invalid thread_id" in response.json()["detail"]
+    assert "invalid thread_id" in response.json()["error"]
 
 
 def test_a_thread_id_of_128_allowed_characters_works(api):

@@ -14,13 +14,14 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 
-from django.db import DatabaseError, connections, router
+from django.db import OperationalError, connections, router
 from django.utils import timezone
 
 from .exceptions import IdempotencyConflict, IdempotencyKeyReused
 from .models import IdempotencyRecord
 
 KEPT_FOR = timedelta(hours=24)
+LOCK_NOT_AVAILABLE = "55P03"  # PostgreSQL's SQLSTATE when lock_timeout ends a wait
 TRIM_INTERVAL = timedelta(minutes=1)
 
 
@@ -54,7 +55,9 @@ def claim(owner: str, key: str, request_fingerprint: str) -> Claim:
                 [owner, key, request_fingerprint, adapt(now), adapt(now - KEPT_FOR)],
             )
             row = cursor.fetchone()
-    except DatabaseError as error:  # the wait for the first call ended in an error (a lock timeout)
+    except OperationalError as error:
+        if getattr(error.__cause__, "sqlstate", None) != LOCK_NOT_AVAILABLE:
+            raise  # the database failed (503), not the wait for the first call
         raise IdempotencyConflict(
             "a call with this Idempotency-Key is still running; retry with the same key once it has finished"
         ) from error

@@ -44,7 +44,6 @@ TOOL_LIST = {
         "required": ["name", "description", "parameters"],
     },
 }
-DETAIL = {"type": "object", "properties": {"detail": {"type": "string"}}, "required": ["detail"]}
 THREAD_ID = OpenApiParameter(
     "thread_id",
     {"type": "string", "pattern": f"^{THREAD_ID_PATTERN.pattern}$"},
@@ -104,7 +103,7 @@ def documented(**kwargs):
 
 
 def read_responses(ok) -> dict:
-    return {200: ok, **{status: OpenApiResponse(DETAIL, description=text) for status, text in READ_FAILURES.items()}}
+    return {200: ok, **{status: OpenApiResponse(FAILURE, description=text) for status, text in READ_FAILURES.items()}}
 
 
 def tool_call_responses() -> dict:

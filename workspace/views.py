@@ -79,7 +79,8 @@ class WorkspaceView(APIView):
 
     def handle_exception(self, exc):
         """The app's errors with their status; the database's faults as 503 with
-        Retry-After; any other error logged with its traceback and answered 500."""
+        Retry-After; any other error logged with its traceback and answered 500;
+        all of them with the failure envelope."""
         if isinstance(exc, (OperationalError, InterfaceError)):
             logger.exception("the database failed during %s %s", self.request.method, self.request.path)
             exc = DatabaseUnavailable()
@@ -92,6 +93,7 @@ class WorkspaceView(APIView):
         response = super().handle_exception(exc)
         if retry_after and not response.has_header("Retry-After"):
             response["Retry-After"] = str(retry_after)
+        response.data = failure_envelope(_detail_text(response.data))  # one shape for every failure
         return response
 
 
@@ -150,12 +152,6 @@ class ToolCallView(WorkspaceView):
         if result.status_code == 503:
             headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
         return Response(result.envelope, status=result.status_code, headers=headers)
-
-    def handle_exception(self, exc):
-        """Whatever goes wrong, this endpoint answers with the failure envelope."""
-        response = super().handle_exception(exc)
-        response.data = failure_envelope(_detail_text(response.data))
-        return response
 
 
 class DocumentView(WorkspaceView):
