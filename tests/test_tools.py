@@ -1,5 +1,6 @@
 import inspect
 import logging
+import re
 
 import pytest
 
@@ -261,3 +262,11 @@ def test_action_and_reasoning_is_bounded():
         "error": "argument 'action_and_reasoning': String should have at most 4000 characters",
     }
     assert stored("t-1") is None
+
+
+@pytest.mark.parametrize("reason", [" ", "\t\n\r", "\x0b\x0c ", "\x1f", "\u3000", "ok"])
+def test_the_schema_and_the_check_agree_on_what_a_blank_reason_is(reason):
+    # Found by schemathesis: "\x1f" passed the schema's pattern and failed Python's str.strip() check.
+    pattern = tools_of(DocumentTools)["append_to_document"].parameters_schema["properties"]["action_and_reasoning"]
+    envelope = DocumentTools("t-1").append_to_document(text="x", action_and_reasoning=reason)
+    assert envelope["success"] is bool(re.search(pattern["pattern"], reason))

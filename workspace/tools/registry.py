@@ -10,6 +10,7 @@ error, ``{"success": false, "error": message}`` with nothing changed.
 import functools
 import inspect
 import logging
+import re
 import typing
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -34,8 +35,14 @@ logger = logging.getLogger(__name__)
 INJECTED_ARGUMENT = "action_and_reasoning"
 
 
+# Not blank: at least one character other than ASCII white space. One pattern
+# for the check here and for the schema shown to clients, whose regex
+# dialects (Python's, ECMA's) disagree on what \s matches.
+NOT_BLANK = r"[^ \t\n\r\x0b\x0c]"
+
+
 def _not_blank(value: str) -> str:
-    if not value.strip():
+    if not re.search(NOT_BLANK, value):
         raise ValueError("must say what you are doing and why; it is blank")
     return value
 
@@ -49,6 +56,7 @@ ActionAndReasoning = Annotated[
         min_length=1,
         max_length=ACTION_AND_REASONING_MAX_LENGTH,
         description="What you are doing with this call and why.",
+        json_schema_extra={"pattern": NOT_BLANK},  # checked by _not_blank, whose message says why
     ),
     AfterValidator(_not_blank),
 ]
