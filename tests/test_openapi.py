@@ -34,6 +34,13 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
             "If-Match",
             "Idempotency-Key",
         }
+        # Found by schemathesis: without these, values the API refuses passed for valid ones.
+        patterns = {parameter["name"]: parameter["schema"].get("pattern") for parameter in operation["parameters"]}
+        assert patterns == {
+            "thread_id": "^[A-Za-z0-9._:-]{1,128}$",
+            "If-Match": '^("[0-9]{1,18}"|[0-9]{1,18})$',
+            "Idempotency-Key": "^[ -~]{1,255}$",
+        }
     assert set(schema["components"]["securitySchemes"]) >= {"tokenAuth"}
 
 
