@@ -1,3 +1,4 @@
+import json
 import os
 import threading
 from concurrent.futures import ThreadPoolExecutor
@@ -72,6 +73,17 @@ def api(token):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
+
+
+def call_tool(api, thread_id: str, tool: str, body: dict, **headers: str):
+    """POST a tool call through a test client, with HTTP headers named as on the wire."""
+    return api.generic(
+        "POST",
+        f"/api/workspace/threads/{thread_id}/tools/{tool}/",
+        json.dumps(body),
+        content_type="application/json",
+        **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
+    )
 
 
 def stored(thread_id: str) -> dict | None:

@@ -71,33 +71,39 @@ def test_many_invalid_values_are_summed_up(api, settings):
     assert response.json()["error"].endswith("and 9990 more problems")
 
 
+KILL_SERVER_CONNECTIONS = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s"
+
+
+def append_until_acknowledged(server, token, thread_id: str, chunk: str, statuses: list) -> None:
+    """Append ``chunk``, retrying each 503 with the same Idempotency-Key, as a careful client does."""
+    for _attempt in range(50):
+        status, body = server.request(
+            "POST",
+            f"/api/workspace/threads/{thread_id}/tools/append_to_document/",
+            token,
+            json.dumps({"text": chunk, "action_and_reasoning": WHY}),
+            headers={"Idempotency-Key": chunk},
+        )
+        statuses.append(status)
+        assert status in (200, 503), (status, body)
+        if status == 200:
+            return
+        assert body["success"] is False and "retry" in body["error"]
+    raise AssertionError(f"{chunk} was never acknowledged")
+
+
 @requires_postgresql
 def test_killed_database_connections_answer_503_and_the_service_recovers(token):
     server = Server(command=[*Server.GUNICORN, "--workers", "2"], PGAPPNAME="workspace-killed-server")
-    acknowledged = []
+    statuses = []
     try:
         with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
             for n in range(12):
                 if n % 3 == 0:  # every open connection of the server processes, between calls
-                    admin.execute(
-                        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                        "WHERE application_name = 'workspace-killed-server'"
-                    )
-                chunk = f"<{n}>"
-                for _attempt in range(10):
-                    status, body = server.request(
-                        "POST",
-                        "/api/workspace/threads/killed/tools/append_to_document/",
-                        token,
-                        json.dumps({"text": chunk, "action_and_reasoning": WHY}),
-                        headers={"Idempotency-Key": chunk},
-                    )
-                    assert status in (200, 503), (status, body)
-                    if status == 200:
-                        acknowledged.append(chunk)
-                        break
-                    assert body["success"] is False and "retry" in body["error"]
-        assert stored("killed")["content"] == "".join(acknowledged) == "".join(f"<{n}>" for n in range(12))
+                    admin.execute(KILL_SERVER_CONNECTIONS, ["workspace-killed-server"])
+                append_until_acknowledged(server, token, "killed", f"<{n}>", statuses)
+        assert 503 in statuses
+        assert stored("killed")["content"] == "".join(f"<{n}>" for n in range(12))
         assert "Traceback" in server.output()  # each 503 was logged
     finally:
         server.stop()
@@ -111,29 +117,14 @@ def test_connections_killed_during_calls_lose_and_duplicate_nothing_with_idempot
     def kill_again_and_again():
         with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
             while not stop.wait(0.05):
-                admin.execute(
-                    "SELECT pg_terminate_backend(pid) FROM pg_stat_activity "
-                    "WHERE application_name = 'workspace-killed-during'"
-                )
+                admin.execute(KILL_SERVER_CONNECTIONS, ["workspace-killed-during"])
 
     killer = threading.Thread(target=kill_again_and_again)
     killer.start()
     statuses = []
     try:
         for n in range(30):
-            chunk = f"<{n}>"
-            for _attempt in range(50):
-                status, body = server.request(
-                    "POST",
-                    "/api/workspace/threads/during/tools/append_to_document/",
-                    token,
-                    json.dumps({"text": chunk, "action_and_reasoning": WHY}),
-                    headers={"Idempotency-Key": chunk},
-                )
-                statuses.append(status)
-                assert status in (200, 503), (status, body)
-                if status == 200:
-                    break
+            append_until_acknowledged(server, token, "during", f"<{n}>", statuses)
     finally:
         stop.set()
         killer.join()

@@ -1,6 +1,5 @@
 """Idempotency-Key: a retried tool call is applied once and answered as the first time."""
 
-import json
 from datetime import timedelta
 
 import pytest
@@ -12,7 +11,7 @@ from rest_framework.test import APIClient
 from workspace.models import IdempotencyRecord, Revision
 from workspace.tools import DocumentTools
 
-from .conftest import stored
+from .conftest import call_tool, stored
 
 pytestmark = pytest.mark.django_db
 
@@ -21,14 +20,7 @@ APPEND = {"text": "- milk\n", "action_and_reasoning": WHY}
 
 
 def call(api, thread_id, body, key, tool="append_to_document"):
-    headers = {} if key is None else {"HTTP_IDEMPOTENCY_KEY": key}
-    return api.generic(
-        "POST",
-        f"/api/workspace/threads/{thread_id}/tools/{tool}/",
-        json.dumps(body),
-        content_type="application/json",
-        **headers,
-    )
+    return call_tool(api, thread_id, tool, body, **{"Idempotency-Key": key})
 
 
 def test_a_retry_is_answered_from_the_first_call_and_changes_nothing(api):

@@ -1,13 +1,11 @@
 """ETag and If-Match: a call applied only to the version its caller read."""
 
-import json
-
 import pytest
 
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import stored
+from .conftest import call_tool, stored
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db
@@ -15,14 +13,7 @@ pytestmark = pytest.mark.django_db
 WHY = "Precondition test."
 
 
-def call(api, thread_id, tool, body, **headers):
-    return api.generic(
-        "POST",
-        f"/api/workspace/threads/{thread_id}/tools/{tool}/",
-        json.dumps(body),
-        content_type="application/json",
-        **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
-    )
+call = call_tool
 
 
 def test_the_document_carries_its_version_as_etag(api):
