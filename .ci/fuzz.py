@@ -71,8 +71,9 @@ def main() -> int:
             ],  # NUL is refused by design (PostgreSQL cannot store it)
             cwd=REPOSITORY,
         )
-        if result.returncode:
-            print(server.output()[-5000:])
+        if result.returncode:  # the server's tracebacks, which a 500 leaves in its log
+            for block in server.output().split("Traceback (most recent call last):")[1:][-3:]:
+                print("Traceback (most recent call last):" + block[:4000])
         return result.returncode
     finally:
         server.stop()

@@ -186,7 +186,7 @@ def test_document_tools_announce_no_artifact(announced):
 
 def test_descriptions_are_the_seed_wording():
     tools = tools_of(DocumentTools)
-    assert list(tools) == ["update_document", "append_to_document"]
+    assert list(tools) == ["update_document", "append_to_document", "read_document", "edit_document"]
     assert tools["update_document"].description == "Replace the full content of the shared working document."
     assert tools["append_to_document"].description == "Append a chunk of text to the shared working document."
 

@@ -26,7 +26,7 @@ def test_tool_list_has_both_tools_with_schemas(api):
     response = api.get(TOOLS)
     assert response.status_code == 200
     tools = {tool["name"]: tool for tool in response.json()}
-    assert set(tools) == {"update_document", "append_to_document"}
+    assert set(tools) == {"update_document", "append_to_document", "read_document", "edit_document"}
     for tool in tools.values():
         assert set(tool) == {"name", "description", "parameters"}
         parameters = tool["parameters"]
@@ -139,7 +139,8 @@ def test_unknown_tool_is_404_with_a_failure_envelope(api):
     assert response.status_code == 404
     assert response.json() == {
         "success": False,
-        "error": "unknown tool 'delete_everything'; the tools are: append_to_document, update_document",
+        "error": "unknown tool 'delete_everything'; the tools are: "
+        "append_to_document, edit_document, read_document, update_document",
     }
 
 

@@ -140,6 +140,63 @@ class WorkspaceRepository:
             return _concat(thread_id, text, reason=reason, actor=actor)
 
     @staticmethod
+    def edit_document(
+        thread_id: str,
+        old: str,
+        new: str,
+        *,
+        replace_all: bool = False,
+        expected_version: int | None = None,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> tuple[DocumentChange, int, int]:
+        """Replace ``old`` (verbatim, once unless ``replace_all``) by ``new``, reading
+        and writing under the row lock; return the change, how many were
+        replaced, and the character offset of the first replacement."""
+        validate_thread_id(thread_id)
+        _check_text("old_str", old)
+        _check_text("new_str", new)
+        if not old:
+            raise InvalidArguments("old_str is empty: to add text at the end, use append_to_document")
+        with atomic():
+            document = WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).first()
+            current = document.version if document else 0
+            for expected in (_expected_version(), expected_version):
+                if expected is not None:
+                    _check_version(expected, current)
+            if document is None:
+                raise DocumentNotFound(f"thread {thread_id!r} has no document to edit (version 0)")
+            content = document.content
+            count = content.count(old)
+            if count == 0:
+                raise InvalidArguments(
+                    f"old_str did not appear verbatim in the document (version {current}); "
+                    "read the document again and copy the text exactly, white space included"
+                )
+            if count > 1 and not replace_all:
+                lines = _line_numbers_of(content, old, limit=10)
+                listed = ", ".join(map(str, lines)) + (", ..." if count > len(lines) else "")
+                raise InvalidArguments(
+                    f"old_str appears {count} times (lines {listed}); add surrounding context to make it "
+                    "unique, or set replace_all to replace every one"
+                )
+            first = content.index(old)
+            edited = content.replace(old, new) if replace_all else content.replace(old, new, 1)
+            _check_size(len(edited), "the edited document would have")
+            new_version = current + 1
+            WorkingDocument.objects.filter(pk=document.pk).update(
+                content=edited,
+                length=len(edited),
+                version=new_version,
+                base_version=new_version,
+                base_length=len(edited),
+                updated_at=timezone.now(),
+            )
+            change = DocumentChange(thread_id, "update", new_version, document.title, len(edited), edited)
+            _record(document.pk, change, base_version=new_version, reason=reason, actor=actor, op="edit")
+        return change, count if replace_all else 1, first
+
+    @staticmethod
     def restore(thread_id: str, version: int, *, reason: str | None = None, actor: str | None = None) -> DocumentChange:
         """Make the content and title of ``version`` the current ones, as a new revision."""
         validate_thread_id(thread_id)
@@ -385,6 +442,16 @@ def _concat(thread_id: str, text: str, *, reason: str | None, actor: str | None)
     change = DocumentChange(thread_id, "append", version, title, length, text)
     document_changed.send(sender=WorkingDocument, change=change)
     return change
+
+
+def _line_numbers_of(content: str, text: str, limit: int) -> list[int]:
+    """The 1-based line numbers where the first ``limit`` occurrences of ``text`` start."""
+    lines, start, line, position = [], 0, 1, content.find(text)
+    while position != -1 and len(lines) < limit:
+        line += content.count("\n", start, position)
+        lines.append(line)
+        start, position = position, content.find(text, position + len(text))
+    return lines
 
 
 def _check_text(name: str, value: object) -> None:

@@ -1,10 +1,11 @@
-"""The tools that write a thread's shared working document (the center panel)."""
+"""The tools that read and write a thread's shared working document (the center panel)."""
 
 from typing import Annotated
 
 from pydantic import Field
 
 from ..calls import CallOptions
+from ..exceptions import DocumentNotFound, InvalidArguments
 from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
 from .registry import workspace_tool
 
@@ -55,3 +56,74 @@ class DocumentTools:
         """Append a chunk of text to the shared working document."""
         change = WorkspaceRepository.append_document(self.thread_id, text)
         return f"appended ({change.length} chars total)", None
+
+    @workspace_tool
+    def read_document(
+        self,
+        start_line: Annotated[int | None, Field(ge=1, description="First line to read (1-based); omit for 1.")] = None,
+        end_line: Annotated[
+            int | None, Field(ge=1, description="Last line to read, inclusive; omit for the last line.")
+        ] = None,
+    ) -> tuple[str, None]:
+        """Read the shared working document, or a range of its lines."""
+        try:
+            document = WorkspaceRepository.get_document(self.thread_id)
+        except DocumentNotFound:
+            return "the document does not exist yet (version 0)", None
+        lines = lines_of(document.content)
+        total = len(lines)
+        first, last = start_line or 1, total if end_line is None else end_line
+        if total == 0 and start_line is None and end_line is None:
+            first, last = 0, 0
+        elif total == 0:
+            raise InvalidArguments("the document has no lines yet: read it without start_line and end_line")
+        elif max(first, last) > total:
+            raise InvalidArguments(f"line {max(first, last)} is past the last line; the lines are 1-{total}")
+        elif first > last:
+            raise InvalidArguments(f"start_line {first} is after end_line {last}; the lines are 1-{total}")
+        header = f"version {document.version}, {document.length} chars, lines {first}-{last} of {total}"
+        return "\n".join([header, *numbered(lines, first, last)]), None
+
+    @workspace_tool
+    def edit_document(
+        self,
+        old_str: Annotated[
+            str,
+            Field(
+                description="The exact text to replace, as it appears in the document.",
+                json_schema_extra={"minLength": 1},  # checked by the repository, whose message says what to use
+            ),
+        ],
+        new_str: Annotated[str, Field(description="The text to put in its place.")],
+        replace_all: Annotated[bool, Field(description="Replace every occurrence, not just a unique one.")] = False,
+        expected_version: Annotated[
+            int | None, Field(ge=0, description="Apply only if the document is at this version.")
+        ] = None,
+    ) -> tuple[str, None]:
+        """Replace an exact piece of text in the shared working document."""
+        change, replaced, first = WorkspaceRepository.edit_document(
+            self.thread_id, old_str, new_str, replace_all=replace_all, expected_version=expected_version
+        )
+        line = change.text.count("\n", 0, first) + 1
+        lines = lines_of(change.text)
+        shown_first = max(1, line - SNIPPET_CONTEXT)
+        shown_last = min(len(lines), line + new_str.count("\n") + SNIPPET_CONTEXT, shown_first + SNIPPET_MAX_LINES - 1)
+        snippet = [text[:SNIPPET_LINE_CHARS] for text in numbered(lines, shown_first, shown_last)]
+        return "\n".join([f"edited ({replaced} replacement(s); {change.length} chars total)", *snippet]), None
+
+
+SNIPPET_CONTEXT = 2  # lines shown before and after the first change
+SNIPPET_MAX_LINES = 12
+SNIPPET_LINE_CHARS = 200
+
+
+def lines_of(content: str) -> list[str]:
+    """The document's lines, split at "\\n" only; a final newline ends the last line."""
+    if not content:
+        return []
+    lines = content.split("\n")
+    return lines[:-1] if content.endswith("\n") else lines
+
+
+def numbered(lines: list[str], first: int, last: int) -> list[str]:
+    return [f"{number}\t{lines[number - 1]}" for number in range(max(first, 1), last + 1)]
