@@ -183,17 +183,9 @@ class WorkspaceRepository:
             first = content.index(old)
             edited = content.replace(old, new) if replace_all else content.replace(old, new, 1)
             _check_size(len(edited), "the edited document would have")
-            new_version = current + 1
-            WorkingDocument.objects.filter(pk=document.pk).update(
-                content=edited,
-                length=len(edited),
-                version=new_version,
-                base_version=new_version,
-                base_length=len(edited),
-                updated_at=timezone.now(),
+            change = _replace_locked(
+                document.pk, thread_id, current, edited, document.title, op="edit", reason=reason, actor=actor
             )
-            change = DocumentChange(thread_id, "update", new_version, document.title, len(edited), edited)
-            _record(document.pk, change, base_version=new_version, reason=reason, actor=actor, op="edit")
         return change, count if replace_all else 1, first
 
     @staticmethod
@@ -208,24 +200,16 @@ class WorkspaceRepository:
             if expected is not None:
                 _check_version(expected, document.version)
             revision, content = history.revision_with_content(document, version)
-            new_version = document.version + 1
-            WorkingDocument.objects.filter(pk=document.pk).update(
-                content=content,
-                title=revision.title,
-                length=len(content),
-                version=new_version,
-                base_version=new_version,
-                base_length=len(content),
-                updated_at=timezone.now(),
-            )
-            change = DocumentChange(thread_id, "update", new_version, revision.title, len(content), content)
-            _record(
+            _check_size(len(content), "the restored document would have")
+            change = _replace_locked(
                 document.pk,
-                change,
-                base_version=new_version,
+                thread_id,
+                document.version,
+                content,
+                revision.title,
+                op="restore",
                 reason=reason,
                 actor=actor,
-                op="restore",
                 restored_from=version,
             )
         return change
@@ -295,6 +279,37 @@ def _retried_if_deleted(get_or_create):
         raise DeletedWhileWriting(
             "the document was deleted while this call was writing it; nothing was changed: retry the call"
         ) from None
+
+
+def _replace_locked(
+    document_id: int,
+    thread_id: str,
+    current: int,
+    content: str,
+    title: str,
+    *,
+    op: str,
+    reason: str | None,
+    actor: str | None,
+    restored_from: int | None = None,
+) -> DocumentChange:
+    """Make ``content`` the whole content of a document whose row this transaction
+    has locked at version ``current``, and record it (an edit or a restore)."""
+    new_version = current + 1
+    WorkingDocument.objects.filter(pk=document_id).update(
+        content=content,
+        title=title,
+        length=len(content),
+        version=new_version,
+        base_version=new_version,
+        base_length=len(content),
+        updated_at=timezone.now(),
+    )
+    change = DocumentChange(thread_id, "update", new_version, title, len(content), content)
+    _record(
+        document_id, change, base_version=new_version, reason=reason, actor=actor, op=op, restored_from=restored_from
+    )
+    return change
 
 
 def _expected_version() -> int | None:
