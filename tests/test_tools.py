@@ -226,9 +226,9 @@ def test_a_tool_needs_a_description_and_annotations():
             """Doc."""
 
 
-def test_the_decorator_used_with_parentheses_says_how_to_use_it():
-    with pytest.raises(TypeError, match="write @workspace_tool, not @workspace_tool"):
-        workspace_tool()  # noqa
+def test_the_decorator_given_a_positional_argument_says_how_to_use_it():
+    with pytest.raises(TypeError, match="keyword arguments only: write @workspace_tool or"):
+        workspace_tool("read_only")
 
 
 def test_a_tool_that_touches_no_document_still_refuses_a_bad_thread_id(announced):

@@ -151,7 +151,8 @@ def _check_access_policy():
 
 
 def _check_tool_collections():
-    from .tools.registry import load_tools, tools_of
+    from .tools.decorator import tools_of
+    from .tools.registry import load_tools
 
     paths = conf.TOOL_COLLECTIONS
     if not isinstance(paths, (list, tuple)) or not all(isinstance(path, str) for path in paths):

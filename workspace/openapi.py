@@ -15,35 +15,26 @@ from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_sche
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 from rest_framework.response import Response
 
+from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
+from .tools.exports import FORMATS
 from .tools.registry import registered_tools
 from .validation import THREAD_ID_PATTERN
 
-FAILURE = {
-    "type": "object",
-    "properties": {
-        "success": {"type": "boolean", "enum": [False]},
-        "error": {"type": "string"},
-        "current_version": {"type": "integer", "description": "With 412: the document's version now."},
-    },
-    "required": ["success", "error"],
-}
-SUCCESS = {
-    "type": "object",
-    "properties": {
-        "success": {"type": "boolean", "enum": [True]},
-        "summary": {"type": "string"},
-        "artifact": {"nullable": True, "description": "What the tool returned besides the summary, or null."},
-    },
-    "required": ["success", "summary", "artifact"],
-}
+FAILURE = FAILURE_SCHEMA
+SUCCESS = SUCCESS_SCHEMA
 TOOL_LIST = {
     "type": "array",
-    "items": {
-        "type": "object",
-        "properties": {"name": {"type": "string"}, "description": {"type": "string"}, "parameters": {"type": "object"}},
-        "required": ["name", "description", "parameters"],
-    },
+    "items": {"type": "object"},
+    "description": "One item per tool: {name, description, parameters} (plain), "
+    '{type: "function", function: {name, description, parameters, strict}} (openai) '
+    "or {name, description, input_schema} (anthropic).",
 }
+TOOL_LIST_FORMAT = OpenApiParameter(
+    "format",
+    {"type": "string", "enum": list(FORMATS)},
+    OpenApiParameter.QUERY,
+    description="The shape of the list: plain (the default), openai (strict function tools) or anthropic.",
+)
 THREAD_ID = OpenApiParameter(
     "thread_id",
     {"type": "string", "pattern": f"^{THREAD_ID_PATTERN.pattern}$"},

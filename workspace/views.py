@@ -37,6 +37,7 @@ from .openapi import (
     IF_MATCH,
     THREAD_ID,
     TOOL_LIST,
+    TOOL_LIST_FORMAT,
     VERSION,
     documented,
     read_responses,
@@ -44,7 +45,10 @@ from .openapi import (
 )
 from .repository import WorkspaceRepository
 from .throttling import ReadRateThrottle, WriteRateThrottle
-from .tools.registry import failure_envelope, get_tool, registered_tools
+from .tools.arguments import shorten
+from .tools.envelope import failure_envelope
+from .tools.exports import FORMATS
+from .tools.registry import get_tool, registered_tools
 from .validation import validate_thread_id
 
 logger = logging.getLogger(__name__)
@@ -103,10 +107,15 @@ class ToolListView(WorkspaceView):
 
     @documented(
         summary="The tools, with the JSON Schema of their arguments",
+        parameters=[TOOL_LIST_FORMAT],
         responses=read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
     )
     def get(self, request):
-        return Response([tool.spec.describe() for tool in registered_tools().values()])
+        name = request.query_params.get("format", "plain")
+        if name not in FORMATS:
+            raise InvalidArguments(f"unknown format {shorten(name)!r}; the formats are: {', '.join(FORMATS)}")
+        export = FORMATS[name]
+        return Response([export(tool) for tool in registered_tools().values()])
 
 
 class ToolCallView(WorkspaceView):

@@ -7,7 +7,7 @@ from pydantic import Field
 from ..calls import CallOptions
 from ..exceptions import DocumentNotFound, InvalidArguments
 from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
-from .registry import workspace_tool
+from .decorator import workspace_tool
 
 
 class DocumentTools:
@@ -48,7 +48,7 @@ class DocumentTools:
         change = WorkspaceRepository.upsert_document(self.thread_id, content=content, title=title)
         return f"document updated ({change.length} chars)", None
 
-    @workspace_tool
+    @workspace_tool(destructive=False)
     def append_to_document(
         self,
         text: Annotated[str, Field(description="The chunk of text to add at the end of the document.")],
@@ -57,7 +57,7 @@ class DocumentTools:
         change = WorkspaceRepository.append_document(self.thread_id, text)
         return f"appended ({change.length} chars total)", None
 
-    @workspace_tool
+    @workspace_tool(read_only=True)
     def read_document(
         self,
         start_line: Annotated[int | None, Field(ge=1, description="First line to read (1-based); omit for 1.")] = None,
