@@ -1,4 +1,8 @@
-"""ASGI entry point: ``uvicorn project.asgi:application``."""
+"""ASGI entry point: ``uvicorn project.asgi:application``.
+
+``workspace.mcp.asgi`` serves each thread's MCP endpoint and hands everything
+else to Django; it owns the ASGI lifespan, which uvicorn runs by default.
+"""
 
 import os
 
@@ -10,4 +14,8 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 # deployment runs collectstatic and lets its web server or CDN serve STATIC_ROOT.
 from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: E402
 
-application = ASGIStaticFilesHandler(get_asgi_application())
+django_application = ASGIStaticFilesHandler(get_asgi_application())
+
+from workspace.mcp import asgi  # noqa: E402  (once Django is set up)
+
+application = asgi(django_application)

@@ -48,7 +48,7 @@ class Server:
         "uvicorn",
         "project.asgi:application",
         "--lifespan",
-        "off",
+        "on",
         "--host",
         "127.0.0.1",
         "--port",

@@ -40,5 +40,8 @@ urlpatterns = [
     *thread_route(r"/revisions/(?P<version>[^/]*)", views.RevisionDetailView.as_view(), "revision"),
     # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
     *thread_route("/events", transaction.non_atomic_requests(views.EventStreamView.as_view()), "events"),
+    # MCP (JSON-RPC, not in the OpenAPI schema): served by workspace.mcp.asgi before Django sees it.
+    re_path(f"{THREAD}/mcp/$", views.mcp_without_asgi, name="mcp"),
+    re_path(f"{THREAD}/mcp$", views.mcp_without_asgi),
     re_path(r"^threads/(?P<rest>[\s\S]*)$", views.unrouted_thread_path),
 ]

@@ -8,7 +8,7 @@ from django.conf import settings
 from django.core.exceptions import PermissionDenied, RequestDataTooBig
 from django.core.handlers.wsgi import LimitedStream
 from django.db import InterfaceError, OperationalError
-from django.http import Http404
+from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
@@ -278,6 +278,14 @@ def unrouted_thread_path(request, rest: str):
     if tools:
         return tool_call_view(request, thread_id=thread_id, name=name.removesuffix("/"))
     return unknown_endpoint_view(request)
+
+
+@csrf_exempt
+def mcp_without_asgi(request, thread_id: str):
+    """``threads/<id>/mcp/`` reached Django: the host serves Django without the
+    MCP wrapper (under WSGI, or a bare ASGI handler)."""
+    error = "MCP is served by workspace.mcp.asgi(django_application) in front of Django's ASGI application"
+    return JsonResponse(failure_envelope(error), status=501)
 
 
 class EventStreamView(WorkspaceView):

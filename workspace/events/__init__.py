@@ -5,6 +5,7 @@
   changes, django-eventstream's tables for artifacts;
 - ``sending``: after a commit, wake the streams that should read it;
 - ``fanout``: the same across server processes, through Redis;
+- ``watchers``: who else hears of a change (the MCP subscriptions);
 - ``stream``: the stream response of the API's view;
 - ``library``: every reach into django-eventstream's internals.
 

@@ -22,7 +22,8 @@ import uuid
 
 from django.conf import settings
 
-from .library import RedisListener, replace_redis_listener, wake_listeners
+from .library import RedisListener, replace_redis_listener
+from .watchers import channel_changed
 
 logger = logging.getLogger(__name__)
 
@@ -118,12 +119,12 @@ class ResilientRedisListener(RedisListener):
                 # raising: catch up then too.
                 self.pubsub.connection.register_connect_callback(self._caught_up_after_reconnect)
                 delay = 0.5
-                wake_listeners()
+                channel_changed()
                 async for message in self.pubsub.listen():
                     if message["type"] == "message":
                         heard = json.loads(message["data"])
                         if heard.get("origin") != ORIGIN:
-                            wake_listeners(heard["channel"])
+                            channel_changed(heard["channel"])
             except asyncio.CancelledError:
                 raise
             except Exception:
@@ -132,7 +133,7 @@ class ResilientRedisListener(RedisListener):
                 delay = min(delay * 2, 10)
 
     def _caught_up_after_reconnect(self, connection) -> None:
-        wake_listeners()
+        channel_changed()
 
 
 def install() -> None:

@@ -14,8 +14,12 @@ What it relies on:
   channels from the storage again, after the last id it sent: that is how
   every event reaches a stream, in order, once;
 - ``views.RedisListener``: what the manager starts on the first stream when
-  ``EVENTSTREAM_REDIS`` is set; its ``redis_client`` and ``listen()``.
+  ``EVENTSTREAM_REDIS`` is set; its ``redis_client`` and ``listen()``; the
+  manager's ``redis_listener_started`` flag and ``start_redis_listener()``,
+  to start it without a stream (for MCP subscriptions).
 """
+
+import asyncio
 
 from django_eventstream.event import Event
 from django_eventstream.models import Event as StoredEvent
@@ -31,6 +35,7 @@ __all__ = [
     "StorageBase",
     "StoredEvent",
     "replace_redis_listener",
+    "start_redis_listener",
     "wake_listeners",
 ]
 
@@ -55,3 +60,16 @@ def replace_redis_listener(listener_class: type) -> None:
     manager = get_listener_manager()
     if manager.redis_listener is not None and not isinstance(manager.redis_listener, listener_class):
         manager.redis_listener = listener_class()
+
+
+def start_redis_listener() -> None:
+    """Start the Redis listener on the running event loop, as the first stream
+    would (nothing to do without ``EVENTSTREAM_REDIS``, or once started)."""
+    manager = get_listener_manager()
+    if manager.redis_listener is None:
+        return
+    with manager.lock:
+        if manager.redis_listener_started:
+            return
+        manager.redis_listener_started = True
+    asyncio.get_running_loop().create_task(manager.start_redis_listener())

@@ -15,8 +15,8 @@ from ..models import WorkingDocument
 from ..signals import DocumentChange, artifact_produced, document_changed
 from . import fanout
 from .channels import artifact_channel, document_channel
-from .library import wake_listeners
 from .storage import ThreadEventStorage, fits
+from .watchers import channel_changed
 
 
 @receiver(document_changed, dispatch_uid="workspace.events.document")
@@ -34,7 +34,7 @@ def _store_artifact_event(sender, thread_id: str, tool: str, artifact, **kwargs)
 
 def _announce_after_commit(channel: str) -> None:
     def announce_committed_change():
-        wake_listeners(channel)
+        channel_changed(channel)
         fanout.publish(channel)
 
     # robust: the change has committed; a failure to announce it must not

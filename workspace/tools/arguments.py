@@ -134,7 +134,7 @@ class Arguments:
         try:
             validated = self.model.model_validate(arguments)
         except pydantic.ValidationError as error:
-            raise InvalidArguments(_describe_errors(error, self.names)) from None
+            raise InvalidArguments(describe_errors(error, self.names)) from None
         arguments = {name: getattr(validated, name) for name in self.names}
         for name, default in self.defaults_for_null.items():
             if arguments[name] is None:
@@ -168,7 +168,7 @@ def shorten(text: str) -> str:
     return text if len(text) <= MAX_ECHOED_CHARS else text[: MAX_ECHOED_CHARS - 1] + "…"
 
 
-def _describe_errors(error: pydantic.ValidationError, order: list[str]) -> str:
+def describe_errors(error: pydantic.ValidationError, order: list[str]) -> str:
     messages = []
     problems = error.errors(include_url=False)
     for item in problems[:MAX_LISTED_PROBLEMS]:

@@ -1,0 +1,138 @@
+"""The MCP handlers: the registered tools, and the thread's document as a
+resource that clients read and subscribe to.
+
+Every handler serves the thread and the caller that ``asgi`` authenticated
+for the HTTP request it came in (``Caller``).
+"""
+
+from dataclasses import dataclass
+
+import mcp_types as types
+from asgiref.sync import sync_to_async
+from mcp.server import Server
+from mcp.shared.exceptions import MCPError
+
+from ..calls import CallOptions
+from ..exceptions import DocumentNotFound
+from ..repository import WorkspaceRepository
+from ..tools.decorator import ToolSpec
+from ..tools.envelope import ENVELOPE_SCHEMA
+from ..tools.registry import registered_tools
+from .subscriptions import Subscriptions
+
+CALLER = "workspace.mcp.caller"  # the key of the Caller in the ASGI scope
+MIME_TYPE = "text/plain"
+
+
+@dataclass(frozen=True)
+class Caller:
+    thread_id: str
+    options: CallOptions  # the user as actor, the request's Idempotency-Key
+
+
+def document_uri(thread_id: str) -> str:
+    return f"workspace://threads/{thread_id}/document"
+
+
+def build_server(subscriptions: Subscriptions) -> Server:
+    """One server per process; the thread is each request's."""
+
+    async def list_tools(ctx, params) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[_describe(tool.spec) for tool in registered_tools().values()])
+
+    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
+        caller = _caller(ctx)
+        tool = registered_tools().get(params.name)
+        if tool is None:
+            raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name[:60]!r}; see tools/list")
+        result = await sync_to_async(tool.invoke)(caller.thread_id, params.arguments or {}, caller.options)
+        envelope = result.envelope
+        text = envelope["summary"] if result.succeeded else envelope["error"]
+        return types.CallToolResult(
+            content=[types.TextContent(type="text", text=text)],
+            structured_content=envelope,
+            is_error=not result.succeeded,
+        )
+
+    async def list_resources(ctx, params) -> types.ListResourcesResult:
+        thread_id = _caller(ctx).thread_id
+        document = types.Resource(
+            name="document",
+            title="The working document",
+            description=f"The shared working document of thread {thread_id}.",
+            uri=document_uri(thread_id),
+            mime_type=MIME_TYPE,
+        )
+        return types.ListResourcesResult(resources=[document])
+
+    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+        thread_id = _own_document(ctx, str(params.uri))
+        content = await sync_to_async(_content)(thread_id)
+        return types.ReadResourceResult(
+            contents=[types.TextResourceContents(uri=document_uri(thread_id), mime_type=MIME_TYPE, text=content)]
+        )
+
+    async def subscribe(ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.add_session(ctx.session, _own_document(ctx, str(params.uri)))
+        return types.EmptyResult()
+
+    async def unsubscribe(ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+        subscriptions.remove_session(ctx.session, _own_document(ctx, str(params.uri)))
+        return types.EmptyResult()
+
+    async def listen(ctx, params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
+        threads = {_own_document(ctx, str(uri)) for uri in params.notifications.resource_subscriptions or ()}
+        return await subscriptions.listen(ctx, params, threads)
+
+    return Server(
+        "workspace",
+        instructions="The tools read and write this thread's shared working document.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=_input_schema,
+        on_list_resources=list_resources,
+        on_read_resource=read_resource,
+        on_subscribe_resource=subscribe,  # clients of the 2025 protocols, in a session
+        on_unsubscribe_resource=unsubscribe,
+        on_subscriptions_listen=listen,  # clients of 2026-07-28, without a session
+    )
+
+
+def _describe(spec: ToolSpec) -> types.Tool:
+    return types.Tool(
+        name=spec.name,
+        description=spec.description,
+        input_schema=spec.parameters_schema,
+        output_schema=ENVELOPE_SCHEMA,
+        annotations=types.ToolAnnotations(
+            read_only_hint=spec.read_only,
+            destructive_hint=None if spec.read_only else spec.destructive,
+            open_world_hint=False,
+        ),
+    )
+
+
+def _input_schema(name: str) -> dict | None:
+    tool = registered_tools().get(name)
+    return tool.spec.parameters_schema if tool else None
+
+
+def _caller(ctx) -> Caller:
+    return ctx.request.scope[CALLER]
+
+
+def _own_document(ctx, uri: str) -> str:
+    """The thread of ``uri`` if it is this thread's document; any other URI is refused."""
+    thread_id = _caller(ctx).thread_id
+    if uri != document_uri(thread_id):
+        raise MCPError(
+            types.INVALID_PARAMS, f"unknown resource {uri[:200]!r}; this thread's is {document_uri(thread_id)!r}"
+        )
+    return thread_id
+
+
+def _content(thread_id: str) -> str:
+    try:
+        return WorkspaceRepository.get_document(thread_id).content
+    except DocumentNotFound:
+        return ""

@@ -1,0 +1,117 @@
+"""Who waits for which thread's document, in this process, and telling them
+(``notifications/resources/updated``) after every committed change.
+
+The changes come from the events the app already sends
+(``events.watchers``): a commit in this process, or one in another process
+heard through Redis. Clients subscribe in one of two ways:
+
+- the 2025 protocols: ``resources/subscribe`` in a session, notified on the
+  session's standalone stream; forgotten when the session ends;
+- 2026-07-28: a ``subscriptions/listen`` request whose answer is the stream
+  (the SDK's ``ListenHandler``, fed through a ``SubscriptionBus``).
+"""
+
+import asyncio
+import logging
+from collections import Counter
+
+from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
+from mcp.shared.exceptions import MCPError
+from mcp_types import INTERNAL_ERROR
+
+from ..events.channels import DOCUMENT_PREFIX
+from ..events.watchers import watch
+
+logger = logging.getLogger(__name__)
+
+MAX_SESSION_SUBSCRIPTIONS = 10_000  # per process; the listen streams have their own bound
+MAX_LISTEN_STREAMS = 1024
+SEND_TIMEOUT_SECONDS = 5
+
+
+class Subscriptions:
+    def __init__(self, document_uri):
+        self.document_uri = document_uri
+        self.bus = InMemorySubscriptionBus()
+        self.listen_handler = ListenHandler(self.bus, max_subscriptions=MAX_LISTEN_STREAMS)
+        self.sessions: dict[str, dict[object, object]] = {}  # thread -> {connection: session}
+        self.listened: Counter[str] = Counter()  # thread -> open listen streams
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.unwatch = None
+        self.sending: set[asyncio.Task] = set()
+
+    def start(self) -> None:
+        """Begin hearing of changes; on the event loop that serves MCP."""
+        self.loop = asyncio.get_running_loop()
+        self.unwatch = watch(self._heard)
+
+    def stop(self) -> None:
+        if self.unwatch:
+            self.unwatch()
+        self.listen_handler.close()
+
+    # 2025 protocols: resources/subscribe in a session
+
+    def add_session(self, session, thread_id: str) -> None:
+        connection = _connection_of(session)
+        if sum(len(waiting) for waiting in self.sessions.values()) >= MAX_SESSION_SUBSCRIPTIONS:
+            raise MCPError(INTERNAL_ERROR, "too many subscriptions on this server; try again later")
+        waiting = self.sessions.setdefault(thread_id, {})
+        if connection not in waiting:
+            connection.exit_stack.callback(self._forget, connection, thread_id)
+        waiting[connection] = session
+
+    def remove_session(self, session, thread_id: str) -> None:
+        self._forget(_connection_of(session), thread_id)
+
+    def _forget(self, connection, thread_id: str) -> None:
+        waiting = self.sessions.get(thread_id, {})
+        waiting.pop(connection, None)
+        if not waiting:
+            self.sessions.pop(thread_id, None)
+
+    # 2026-07-28: subscriptions/listen
+
+    async def listen(self, ctx, params, threads: set[str]):
+        self.listened.update(threads)
+        try:
+            return await self.listen_handler(ctx, params)
+        finally:
+            self.listened.subtract(threads)
+            self.listened += Counter()  # drop the threads nobody listens to any more
+
+    # Changes
+
+    def _heard(self, channel: str | None) -> None:
+        """From any thread: a document changed (None: any may have)."""
+        if channel is not None and not channel.startswith(DOCUMENT_PREFIX):
+            return  # an artifact: the document did not change
+        thread_id = channel.removeprefix(DOCUMENT_PREFIX) if channel else None
+        if self.loop is not None and not self.loop.is_closed():
+            self.loop.call_soon_threadsafe(self._notify, thread_id)
+
+    def _notify(self, thread_id: str | None) -> None:
+        threads = [thread_id] if thread_id else list(self.sessions.keys() | self.listened.keys())
+        for thread in threads:
+            uri = self.document_uri(thread)
+            if self.listened[thread]:
+                self._send(self.bus.publish(ResourceUpdated(uri=uri)))
+            for session in list(self.sessions.get(thread, {}).values()):
+                self._send(session.send_resource_updated(uri))
+
+    def _send(self, sending) -> None:
+        task = self.loop.create_task(asyncio.wait_for(sending, SEND_TIMEOUT_SECONDS))
+        self.sending.add(task)
+        task.add_done_callback(self._sent)
+
+    def _sent(self, task: asyncio.Task) -> None:
+        self.sending.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            logger.warning("could not send an MCP resource update", exc_info=task.exception())
+
+
+def _connection_of(session):
+    """The connection a request's session belongs to. The SDK (2.3) gives
+    handlers the per-request session only; its connection, whose exit stack
+    runs when the client's session ends, is the session's ``_connection``."""
+    return session._connection
