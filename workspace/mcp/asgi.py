@@ -97,7 +97,7 @@ class WorkspaceASGI:
         scope = {
             **scope,
             "user": AuthenticatedUser(AccessToken(token=key, client_id=f"user:{user.pk}", scopes=[])),
-            CALLER: Caller(thread_id=thread_id, options=options),
+            CALLER: Caller(user=user, thread_id=thread_id, options=options),
         }
         await self.manager.handle_request(scope, receive, send)
 

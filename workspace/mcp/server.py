@@ -5,7 +5,10 @@ Every handler serves the thread and the caller that ``asgi`` authenticated
 for the HTTP request it came in (``Caller``).
 """
 
+import math
 from dataclasses import dataclass
+from types import SimpleNamespace
+from typing import Any
 
 import mcp_types as types
 from asgiref.sync import sync_to_async
@@ -15,8 +18,9 @@ from mcp.shared.exceptions import MCPError
 from ..calls import CallOptions
 from ..exceptions import DocumentNotFound
 from ..repository import WorkspaceRepository
+from ..throttling import WriteRateThrottle
 from ..tools.decorator import ToolSpec
-from ..tools.envelope import ENVELOPE_SCHEMA
+from ..tools.envelope import ENVELOPE_SCHEMA, ToolResult, failure_envelope
 from ..tools.registry import registered_tools
 from .subscriptions import Subscriptions
 
@@ -26,6 +30,7 @@ MIME_TYPE = "text/plain"
 
 @dataclass(frozen=True)
 class Caller:
+    user: Any
     thread_id: str
     options: CallOptions  # the user as actor, the request's Idempotency-Key
 
@@ -45,7 +50,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
         tool = registered_tools().get(params.name)
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name[:60]!r}; see tools/list")
-        result = await sync_to_async(tool.invoke)(caller.thread_id, params.arguments or {}, caller.options)
+        result = await sync_to_async(_throttled_invoke)(tool, caller, params.arguments or {})
         envelope = result.envelope
         text = envelope["summary"] if result.succeeded else envelope["error"]
         return types.CallToolResult(
@@ -110,6 +115,15 @@ def _describe(spec: ToolSpec) -> types.Tool:
             open_world_hint=False,
         ),
     )
+
+
+def _throttled_invoke(tool, caller: Caller, arguments: dict) -> ToolResult:
+    """The tool call, counted against the user's rate of tool calls as over HTTP."""
+    throttle = WriteRateThrottle()
+    if not throttle.allow_request(SimpleNamespace(user=caller.user, META={}), None):
+        seconds = math.ceil(throttle.wait() or 1)
+        return ToolResult(failure_envelope(f"over the rate of tool calls; retry in {seconds} s"), 429)
+    return tool.invoke(caller.thread_id, arguments, caller.options)
 
 
 def _input_schema(name: str) -> dict | None:

@@ -1,0 +1,318 @@
+"""Each thread as an MCP server: the official SDK's client against real
+server processes (uvicorn serving ``project.asgi``, as the README runs it)."""
+
+import asyncio
+import contextlib
+import json
+import urllib.request
+import warnings
+
+import httpx2
+import pytest
+from mcp.client.client import Client
+from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPDeprecationWarning, MCPError
+
+from workspace.models import Revision
+from workspace.tools.envelope import ENVELOPE_SCHEMA
+from workspace.tools.registry import registered_tools
+
+from .conftest import stored
+from .live import Server
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+WHY = "Writing through MCP."
+MODES = pytest.mark.parametrize(
+    "mode", ["2026-07-28", "legacy"], ids=["2026-07-28 (stateless)", "2025-11-25 (session)"]
+)
+
+
+def uri(thread_id):
+    return f"workspace://threads/{thread_id}/document"
+
+
+@contextlib.asynccontextmanager
+async def connect(server, token, thread_id, mode="2026-07-28", scheme="Bearer", headers=None, **options):
+    http = httpx2.AsyncClient(headers={"Authorization": f"{scheme} {token}", **(headers or {})}, timeout=10)
+    transport = streamable_http_client(f"{server.url}/api/workspace/threads/{thread_id}/mcp/", http_client=http)
+    async with http, Client(transport, mode=mode, **options) as client:
+        yield client
+
+
+def run(coroutine):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", MCPDeprecationWarning)  # resources/subscribe: gone in 2026-07-28
+        return asyncio.run(asyncio.wait_for(coroutine, 30))
+
+
+@MODES
+def test_tools_list_gives_every_tool_with_its_schemas_and_hints(server, token, mode):
+    async def scenario():
+        async with connect(server, token, "mcp-list", mode) as client:
+            return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in run(scenario())}
+    assert list(tools) == list(registered_tools())
+    for name, tool in tools.items():
+        spec = registered_tools()[name].spec
+        assert tool.description == spec.description
+        assert tool.input_schema == spec.parameters_schema
+        assert tool.output_schema == ENVELOPE_SCHEMA
+        assert tool.annotations.open_world_hint is False
+    assert tools["read_document"].annotations.read_only_hint is True
+    assert tools["append_to_document"].annotations.read_only_hint is False
+    assert tools["append_to_document"].annotations.destructive_hint is False
+    assert tools["update_document"].annotations.destructive_hint is True
+    assert tools["edit_document"].annotations.destructive_hint is True
+
+
+@MODES
+def test_a_call_answers_the_envelope_and_records_who_and_why(server, token, user, mode):
+    thread = f"mcp-call-{mode}"
+
+    async def scenario():
+        async with connect(server, token, thread, mode) as client:
+            written = await client.call_tool("update_document", {"content": "one\ntwo\n", "action_and_reasoning": WHY})
+            read = await client.call_tool("read_document", {"start_line": 2, "action_and_reasoning": WHY})
+            return written, read
+
+    written, read = run(scenario())
+    assert written.is_error is False
+    assert written.structured_content == {"success": True, "summary": "document updated (8 chars)", "artifact": None}
+    assert [block.text for block in written.content] == ["document updated (8 chars)"]
+    assert read.content[0].text == "version 1, 8 chars, lines 2-2 of 2\n2\ttwo"
+    revision = Revision.objects.get(document__thread_id=thread)
+    assert (revision.actor, revision.tool, revision.action_and_reasoning) == (user.username, "update_document", WHY)
+
+
+def test_a_failed_call_is_an_error_result_that_changes_nothing(server, token):
+    async def scenario():
+        async with connect(server, token, "mcp-fail") as client:
+            await client.call_tool("update_document", {"content": "alpha", "action_and_reasoning": WHY})
+            missing = await client.call_tool(
+                "edit_document", {"old_str": "beta", "new_str": "x", "action_and_reasoning": WHY}
+            )
+            invalid = await client.call_tool("append_to_document", {"text": 5, "action_and_reasoning": WHY})
+            with pytest.raises(MCPError, match="unknown tool 'drop_table'"):
+                await client.call_tool("drop_table", {})
+            return missing, invalid
+
+    missing, invalid = run(scenario())
+    assert missing.is_error is True
+    assert missing.structured_content["success"] is False
+    assert "did not appear verbatim" in missing.structured_content["error"]
+    assert missing.content[0].text == missing.structured_content["error"]
+    assert invalid.is_error is True
+    assert invalid.content[0].text == "argument 'text': Input should be a valid string, got integer"
+    assert stored("mcp-fail")["content"] == "alpha"
+
+
+def test_an_idempotency_key_applies_a_retried_call_once(server, token):
+    async def scenario():
+        for _ in range(2):  # two connections, as a client that lost the first answer
+            async with connect(server, token, "mcp-retry", headers={"Idempotency-Key": "append-1"}) as client:
+                result = await client.call_tool("append_to_document", {"text": "once\n", "action_and_reasoning": WHY})
+                assert result.structured_content["summary"] == "appended (5 chars total)"
+
+    run(scenario())
+    assert stored("mcp-retry")["content"] == "once\n"
+    assert Revision.objects.filter(document__thread_id="mcp-retry").count() == 1
+
+
+@MODES
+def test_the_document_is_a_resource_whose_text_is_the_content(server, token, mode):
+    thread = f"mcp-read-{mode}"
+    content = "# Plan\n\n* ünïcode — kept exactly\r\n"
+
+    async def scenario():
+        async with connect(server, token, thread, mode) as client:
+            empty = await client.read_resource(uri(thread))
+            await client.call_tool("update_document", {"content": content, "action_and_reasoning": WHY})
+            listed = await client.list_resources()
+            read = await client.read_resource(uri(thread))
+            with pytest.raises(MCPError, match="unknown resource"):
+                await client.read_resource(uri("someone-else"))
+            return empty, listed, read
+
+    empty, listed, read = run(scenario())
+    assert empty.contents[0].text == ""
+    assert [str(resource.uri) for resource in listed.resources] == [uri(thread)]
+    assert read.contents[0].text == content
+
+
+async def next_update(updates: asyncio.Queue, timeout: float = 5) -> str:
+    return await asyncio.wait_for(updates.get(), timeout)
+
+
+async def subscribed(client, mode, thread, updates: asyncio.Queue, stack: contextlib.AsyncExitStack):
+    """Subscribe in the way the client's protocol has; updates land in ``updates``."""
+    if mode == "legacy":
+        await client.subscribe_resource(uri(thread))
+        return
+    subscription = await stack.enter_async_context(client.listen(resource_subscriptions=[uri(thread)]))
+
+    async def pump():
+        async for event in subscription:
+            updates.put_nowait(event.uri)
+
+    stack.push_async_callback(_cancelled, asyncio.ensure_future(pump()))
+
+
+async def _cancelled(task):
+    task.cancel()
+    with contextlib.suppress(asyncio.CancelledError):
+        await task
+
+
+def session_updates(mode, updates: asyncio.Queue):
+    """The session's notifications (2025 protocols; a listen stream's come through its iterator)."""
+    if mode != "legacy":
+        return None
+
+    async def handler(message):
+        if getattr(message, "method", None) == "notifications/resources/updated":
+            updates.put_nowait(message.params.uri)
+
+    return handler
+
+
+async def append_over_http(server, token, thread, text):
+    body = json.dumps({"text": text, "action_and_reasoning": WHY}).encode()
+    request = urllib.request.Request(
+        f"{server.url}/api/workspace/threads/{thread}/tools/append_to_document/",
+        data=body,
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
+    )
+    answer = await asyncio.to_thread(urllib.request.urlopen, request, timeout=10)
+    assert answer.status == 200
+
+
+@MODES
+def test_a_subscriber_is_told_after_every_committed_change(server, token, mode):
+    thread = f"mcp-sub-{mode}"
+
+    async def scenario():
+        updates = asyncio.Queue()
+        async with contextlib.AsyncExitStack() as stack:
+            client = await stack.enter_async_context(
+                connect(server, token, thread, mode, message_handler=session_updates(mode, updates))
+            )
+            await subscribed(client, mode, thread, updates, stack)
+            await append_over_http(server, token, thread, "first\n")
+            assert await next_update(updates) == uri(thread)
+            await client.call_tool("edit_document", {"old_str": "first", "new_str": "1st", "action_and_reasoning": WHY})
+            assert await next_update(updates) == uri(thread)
+            assert (await client.read_resource(uri(thread))).contents[0].text == "1st\n"
+            # a failed call commits nothing: nothing to tell
+            await client.call_tool("edit_document", {"old_str": "nope", "new_str": "x", "action_and_reasoning": WHY})
+            with pytest.raises(TimeoutError):
+                await next_update(updates, timeout=0.5)
+
+    run(scenario())
+
+
+@MODES
+def test_a_subscriber_hears_of_writes_through_another_process_with_redis(token, redis, mode):
+    """The documented deployment: several processes behind one address, Redis between them."""
+    writer, reader = Server(REDIS_URL=redis.url), Server(REDIS_URL=redis.url)
+    thread = f"mcp-fanout-{mode}"
+
+    async def scenario():
+        updates = asyncio.Queue()
+        async with contextlib.AsyncExitStack() as stack:
+            client = await stack.enter_async_context(
+                connect(reader, token, thread, mode, message_handler=session_updates(mode, updates))
+            )
+            await subscribed(client, mode, thread, updates, stack)
+            for n in range(3):
+                await append_over_http(writer, token, thread, f"{n}\n")
+                assert await next_update(updates) == uri(thread)
+            async with connect(writer, token, thread, mode) as other:  # MCP writes are heard as well
+                await other.call_tool("append_to_document", {"text": "3\n", "action_and_reasoning": WHY})
+            assert await next_update(updates) == uri(thread)
+
+    try:
+        run(scenario())
+    finally:
+        writer.stop()
+        reader.stop()
+
+
+def post_initialize(server, thread, headers):
+    body = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
+    }
+    request = urllib.request.Request(
+        f"{server.url}/api/workspace/threads/{thread}/mcp/",
+        data=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.headers, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+def test_anonymous_and_unknown_tokens_are_refused_before_anything_runs(server, token):
+    for headers in [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": f"Basic {token}"}]:
+        status, answer_headers, body = post_initialize(server, "mcp-anon", headers)
+        assert status == 401, headers
+        assert answer_headers["WWW-Authenticate"].startswith("Bearer")
+        assert json.loads(body)["error"] == "invalid_token"
+    for scheme in ["Bearer", "Token"]:
+        status, _, _ = post_initialize(server, "mcp-anon", {"Authorization": f"{scheme} {token}"})
+        assert status == 200, scheme
+
+    async def scenario():
+        async with connect(server, "wrong", "mcp-anon") as client:
+            await client.call_tool("append_to_document", {"text": "x", "action_and_reasoning": WHY})
+
+    with pytest.raises(Exception):  # noqa: B017  (the SDK's error for a 401 varies with the protocol)
+        run(scenario())
+    assert stored("mcp-anon") is None
+
+
+def test_the_access_policy_refuses_other_threads(token):
+    server = Server(WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
+    try:
+        status, _, body = post_initialize(server, "theirs", {"Authorization": f"Bearer {token}"})
+        assert status == 403
+        assert json.loads(body)["error"] == "forbidden"
+        status, _, _ = post_initialize(server, "mine", {"Authorization": f"Bearer {token}"})
+        assert status == 200
+        status, _, body = post_initialize(server, "a%2Fb", {"Authorization": f"Bearer {token}"})
+        assert status == 400
+    finally:
+        server.stop()
+
+
+def test_tool_calls_count_against_the_users_rate_as_over_http(token):
+    server = Server(WORKSPACE_RATE_WRITES="3/min")
+    try:
+        server.call(token, "mcp-rate", "append_to_document", text="http\n", action_and_reasoning=WHY)
+
+        async def scenario():
+            async with connect(server, token, "mcp-rate") as client:
+                results = []
+                for n in range(3):
+                    arguments = {"text": f"{n}\n", "action_and_reasoning": WHY}
+                    results.append(await client.call_tool("append_to_document", arguments))
+                return results
+
+        results = run(scenario())
+        assert [result.is_error for result in results] == [False, False, True]
+        assert results[2].content[0].text.startswith("over the rate of tool calls; retry in ")
+        assert stored("mcp-rate")["content"] == "http\n0\n1\n"
+    finally:
+        server.stop()
+
+
+def test_without_the_wrapper_the_endpoint_says_what_serves_it(api):
+    response = api.post("/api/workspace/threads/t-1/mcp/", {}, format="json")
+    assert response.status_code == 501
+    assert response.json()["error"].startswith("MCP is served by workspace.mcp.asgi(django_application)")
