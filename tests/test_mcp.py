@@ -316,3 +316,23 @@ def test_without_the_wrapper_the_endpoint_says_what_serves_it(api):
     response = api.post("/api/workspace/threads/t-1/mcp/", {}, format="json")
     assert response.status_code == 501
     assert response.json()["error"].startswith("MCP is served by workspace.mcp.asgi(django_application)")
+
+
+def test_a_session_of_the_2025_protocols_lives_in_the_process_that_opened_it(token):
+    """Why the README asks for sticky routing for those clients (and not for 2026-07-28 ones)."""
+    first, second = Server(), Server()
+    try:
+        auth = {"Authorization": f"Bearer {token}"}
+        status, headers, _ = post_initialize(first, "mcp-sticky", auth)
+        assert status == 200
+        session = {**auth, "Mcp-Session-Id": headers["Mcp-Session-Id"], "Mcp-Protocol-Version": "2025-11-25"}
+        assert post_initialize(second, "mcp-sticky", session)[0] == 404
+
+        async def stateless(server):
+            async with connect(server, token, "mcp-sticky") as client:
+                return len((await client.list_tools()).tools)
+
+        assert run(stateless(first)) == run(stateless(second)) == len(registered_tools())
+    finally:
+        first.stop()
+        second.stop()

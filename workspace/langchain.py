@@ -21,10 +21,10 @@ the events.
 from typing import Any
 
 import pydantic
-from asgiref.sync import sync_to_async
 from langchain_core.tools import StructuredTool, ToolException
 
 from .calls import CallOptions
+from .db import as_request
 from .tools.arguments import describe_errors
 from .tools.registry import RegisteredTool, registered_tools
 
@@ -43,7 +43,7 @@ def _structured_tool(tool: RegisteredTool, thread_id: str, options: CallOptions)
 
     return StructuredTool.from_function(
         func=run,
-        coroutine=sync_to_async(run),
+        coroutine=as_request(run),
         name=tool.spec.name,
         description=tool.spec.description,
         args_schema=tool.spec.arguments.model,

@@ -13,7 +13,6 @@ access policy (else 403), a valid ``Idempotency-Key`` if any (else 400).
 import contextlib
 import json
 
-from asgiref.sync import sync_to_async
 from django.conf import settings
 from django.core.exceptions import DisallowedHost
 from django.core.handlers.asgi import ASGIRequest
@@ -25,6 +24,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 
 from ..access import can_access
 from ..calls import CallOptions
+from ..db import as_request
 from ..exceptions import WorkspaceError
 from ..validation import validate_thread_id
 from ..views import mcp_without_asgi
@@ -84,10 +84,10 @@ class WorkspaceASGI:
             thread_id = validate_thread_id(thread_id)
         except (DisallowedHost, WorkspaceError) as error:
             return await _refuse(send, 400, "invalid_request", str(error))
-        user, key = await sync_to_async(_authenticate)(request.headers.get("Authorization", ""))
+        user, key, allowed = await as_request(_authorize)(request.headers.get("Authorization", ""), thread_id)
         if user is None:
             return await _refuse(send, 401, "invalid_token", "send a token of the API: Authorization: Bearer <key>")
-        if not await sync_to_async(can_access)(user, thread_id):
+        if not allowed:
             return await _refuse(send, 403, "forbidden", "You may not use this thread.")
         try:
             options = CallOptions(actor=user.get_username(), idempotency_key=request.headers.get("Idempotency-Key"))
@@ -115,18 +115,19 @@ def _mcp_thread(scope) -> str | None:
     return match.kwargs["thread_id"] if match.func is mcp_without_asgi else None
 
 
-def _authenticate(header: str):
-    """The active user of a token of the API, and the key; or (None, "")."""
+def _authorize(header: str, thread_id: str):
+    """The active user of a token of the API, its key, and whether the policy
+    lets the user use the thread; (None, "", False) without a valid token."""
     from rest_framework.authtoken.models import Token
 
     scheme, _, key = header.partition(" ")
     key = key.strip()
     if scheme.lower() not in ("bearer", "token") or not key or len(key) > 128:
-        return None, ""
+        return None, "", False
     token = Token.objects.select_related("user").filter(key=key).first()
     if token is None or not token.user.is_active:
-        return None, ""
-    return token.user, key
+        return None, "", False
+    return token.user, key, can_access(token.user, thread_id)
 
 
 async def _refuse(send, status: int, error: str, description: str) -> None:

@@ -11,11 +11,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
-from asgiref.sync import sync_to_async
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from ..calls import CallOptions
+from ..db import as_request
 from ..exceptions import DocumentNotFound
 from ..repository import WorkspaceRepository
 from ..throttling import WriteRateThrottle
@@ -50,7 +50,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
         tool = registered_tools().get(params.name)
         if tool is None:
             raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name[:60]!r}; see tools/list")
-        result = await sync_to_async(_throttled_invoke)(tool, caller, params.arguments or {})
+        result = await as_request(_throttled_invoke)(tool, caller, params.arguments or {})
         envelope = result.envelope
         text = envelope["summary"] if result.succeeded else envelope["error"]
         return types.CallToolResult(
@@ -72,7 +72,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
 
     async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         thread_id = _own_document(ctx, str(params.uri))
-        content = await sync_to_async(_content)(thread_id)
+        content = await as_request(_content)(thread_id)
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=document_uri(thread_id), mime_type=MIME_TYPE, text=content)]
         )
