@@ -12,10 +12,13 @@ access policy (else 403), a valid ``Idempotency-Key`` if any (else 400).
 
 import contextlib
 import json
+import logging
 
+from django.apps import apps
 from django.conf import settings
-from django.core.exceptions import DisallowedHost
+from django.core.exceptions import DisallowedHost, ImproperlyConfigured
 from django.core.handlers.asgi import ASGIRequest
+from django.db import InterfaceError, OperationalError
 from django.urls import Resolver404, resolve
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
@@ -25,17 +28,23 @@ from mcp.server.transport_security import TransportSecuritySettings
 from ..access import can_access
 from ..calls import CallOptions
 from ..db import as_request
-from ..exceptions import WorkspaceError
+from ..exceptions import RETRY_AFTER_SECONDS, WorkspaceError
 from ..validation import validate_thread_id
 from ..views import mcp_without_asgi
 from .server import CALLER, Caller, build_server, document_uri
 from .subscriptions import Subscriptions
+
+logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 
 
 def asgi(django_application):
     """Wrap Django's ASGI application (``get_asgi_application()``) to serve MCP too."""
+    if not apps.is_installed("rest_framework.authtoken"):
+        raise ImproperlyConfigured(
+            "workspace.mcp authenticates with the API's tokens: install rest_framework.authtoken"
+        )
     return WorkspaceASGI(django_application)
 
 
@@ -84,7 +93,11 @@ class WorkspaceASGI:
             thread_id = validate_thread_id(thread_id)
         except (DisallowedHost, WorkspaceError) as error:
             return await _refuse(send, 400, "invalid_request", str(error))
-        user, key, allowed = await as_request(_authorize)(request.headers.get("Authorization", ""), thread_id)
+        try:
+            user, key, allowed = await as_request(_authorize)(request.headers.get("Authorization", ""), thread_id)
+        except (OperationalError, InterfaceError):
+            logger.exception("the database failed while authenticating an MCP request")
+            return await _refuse(send, 503, "unavailable", "the database is unavailable or busy; retry shortly")
         if user is None:
             return await _refuse(send, 401, "invalid_token", "send a token of the API: Authorization: Bearer <key>")
         if not allowed:
@@ -135,5 +148,7 @@ async def _refuse(send, status: int, error: str, description: str) -> None:
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
     if status == 401:
         headers.append((b"www-authenticate", f'Bearer error="{error}"'.encode()))
+    if status == 503:
+        headers.append((b"retry-after", str(RETRY_AFTER_SECONDS).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

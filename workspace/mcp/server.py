@@ -5,24 +5,28 @@ Every handler serves the thread and the caller that ``asgi`` authenticated
 for the HTTP request it came in (``Caller``).
 """
 
+import logging
 import math
 from dataclasses import dataclass
 from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
+from django.db import InterfaceError, OperationalError
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 
 from ..calls import CallOptions
 from ..db import as_request
-from ..exceptions import DocumentNotFound
+from ..exceptions import DatabaseUnavailable, DocumentNotFound
 from ..repository import WorkspaceRepository
 from ..throttling import WriteRateThrottle
 from ..tools.decorator import ToolSpec
 from ..tools.envelope import ENVELOPE_SCHEMA, ToolResult, failure_envelope
 from ..tools.registry import registered_tools
 from .subscriptions import Subscriptions
+
+logger = logging.getLogger(__name__)
 
 CALLER = "workspace.mcp.caller"  # the key of the Caller in the ASGI scope
 MIME_TYPE = "text/plain"
@@ -150,3 +154,6 @@ def _content(thread_id: str) -> str:
         return WorkspaceRepository.get_document(thread_id).content
     except DocumentNotFound:
         return ""
+    except (OperationalError, InterfaceError):
+        logger.exception("the database failed while reading the document of thread %r over MCP", thread_id)
+        raise MCPError(types.INTERNAL_ERROR, str(DatabaseUnavailable())) from None
