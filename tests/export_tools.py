@@ -1,7 +1,7 @@
 """A test-only tool collection whose arguments use what the built-in tools do
 not: nested models, lists, enums, optional arguments with defaults, bounds."""
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, Union
 
 import pydantic
 from pydantic import Field
@@ -41,3 +41,30 @@ class ChartTools:
             "note": note,
             "origin": chart.origin and chart.origin.model_dump(),
         }
+
+
+class Circle(pydantic.BaseModel):
+    kind: Literal["circle"]
+    radius: float
+
+
+class Square(pydantic.BaseModel):
+    kind: Literal["square"]
+    side: float
+
+
+class ShapeTools:
+    """Arguments that OpenAI's strict mode cannot express."""
+
+    def __init__(self, thread_id):
+        self.thread_id = thread_id
+
+    @workspace_tool(read_only=True)
+    def tally(self, counts: dict[str, int]) -> tuple[str, None]:
+        """Sum counts by name."""
+        return f"{sum(counts.values())} in all", None
+
+    @workspace_tool(read_only=True)
+    def area(self, shape: Annotated[Union[Circle, Square], Field(discriminator="kind")]) -> tuple[str, None]:  # noqa: UP007
+        """The area of a shape."""
+        return str(shape.radius**2 * 3.14159 if shape.kind == "circle" else shape.side**2), None

@@ -3,17 +3,14 @@ classes, then what an agent sees (content, artifact, errors) and what is
 recorded."""
 
 import pytest
+from langchain_core.messages import ToolCall
+from langchain_tests.integration_tests import ToolsIntegrationTests
+from langchain_tests.unit_tests import ToolsUnitTests
 
-langchain_core = pytest.importorskip("langchain_core")
+from workspace.langchain import langchain_tools
+from workspace.models import Revision
 
-from langchain_core.messages import ToolCall  # noqa: E402
-from langchain_tests.integration_tests import ToolsIntegrationTests  # noqa: E402
-from langchain_tests.unit_tests import ToolsUnitTests  # noqa: E402
-
-from workspace.langchain import langchain_tools  # noqa: E402
-from workspace.models import Revision  # noqa: E402
-
-from .conftest import stored  # noqa: E402
+from .conftest import stored
 
 WHY = "Writing what the user asked for."
 

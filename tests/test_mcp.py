@@ -262,18 +262,12 @@ def test_anonymous_and_unknown_tokens_are_refused_before_anything_runs(server, t
     for headers in [{}, {"Authorization": "Bearer not-a-token"}, {"Authorization": f"Basic {token}"}]:
         status, answer_headers, body = post_initialize(server, "mcp-anon", headers)
         assert status == 401, headers
-        assert answer_headers["WWW-Authenticate"].startswith("Bearer")
-        assert json.loads(body)["error"] == "invalid_token"
+        assert answer_headers["WWW-Authenticate"].startswith('Bearer realm="workspace"')
+        assert json.loads(body)["error"] == ("invalid_token" if headers else "unauthorized")
     for scheme in ["Bearer", "Token"]:
         status, _, _ = post_initialize(server, "mcp-anon", {"Authorization": f"{scheme} {token}"})
         assert status == 200, scheme
 
-    async def scenario():
-        async with connect(server, "wrong", "mcp-anon") as client:
-            await client.call_tool("append_to_document", {"text": "x", "action_and_reasoning": WHY})
-
-    with pytest.raises(Exception):  # noqa: B017  (the SDK's error for a 401 varies with the protocol)
-        run(scenario())
     assert stored("mcp-anon") is None
 
 
@@ -376,3 +370,72 @@ def test_killed_database_connections_fail_a_request_and_the_next_one_succeeds(to
         assert "Traceback" in server.output()  # each failure was logged
     finally:
         server.stop()
+
+
+def test_a_session_opened_on_one_thread_is_unknown_on_another(server, token):
+    auth = {"Authorization": f"Bearer {token}"}
+    status, headers, _ = post_initialize(server, "mcp-thread-a", auth)
+    assert status == 200
+    session = {**auth, "Mcp-Session-Id": headers["Mcp-Session-Id"], "Mcp-Protocol-Version": "2025-11-25"}
+    assert post_initialize(server, "mcp-thread-b", session)[0] == 404
+    assert post_initialize(server, "mcp-thread-a", session)[0] != 404
+
+
+@MODES
+def test_another_threads_document_cannot_be_subscribed_to(server, token, mode):
+    async def scenario():
+        async with connect(server, token, "mcp-mine", mode) as client:
+            with pytest.raises(MCPError, match="unknown resource"):
+                if mode == "legacy":
+                    await client.subscribe_resource(uri("mcp-theirs"))
+                else:
+                    async with client.listen(resource_subscriptions=[uri("mcp-mine"), uri("mcp-theirs")]):
+                        pass
+
+    run(scenario())
+
+
+def test_reads_count_against_the_users_rate_and_listen_streams_against_their_streams(token):
+    server = Server(WORKSPACE_RATE_READS="3/min", WORKSPACE_MAX_STREAMS_PER_USER="1")
+    try:
+
+        async def scenario():
+            async with connect(server, token, "mcp-limits") as client:
+                await client.list_tools()  # 1
+                await client.read_resource(uri("mcp-limits"))  # 2
+                await client.list_resources()  # 3
+                with pytest.raises(MCPError, match="over the rate of reads; retry in "):
+                    await client.read_resource(uri("mcp-limits"))
+                async with client.listen(resource_subscriptions=[uri("mcp-limits")]):
+                    with pytest.raises(MCPError, match="you have 1 event streams open"):
+                        async with client.listen(resource_subscriptions=[uri("mcp-limits")]):
+                            pass
+                for _ in range(50):  # the server frees the first stream's slot once it sees it closed
+                    try:
+                        async with client.listen(resource_subscriptions=[uri("mcp-limits")]):
+                            return
+                    except MCPError:
+                        await asyncio.sleep(0.1)
+                raise AssertionError("the closed stream kept its slot")
+
+        run(scenario())
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize(
+    "path, root_path, script_name",
+    [
+        ("/api/workspace/threads/t-7/mcp/", "", None),
+        ("/api/workspace/threads/t-7/mcp", "", None),
+        ("/prefix/api/workspace/threads/t-7/mcp/", "/prefix", None),
+        ("/prefix/api/workspace/threads/t-7/mcp/", "", "/prefix"),
+    ],
+)
+def test_mcp_paths_are_found_under_any_prefix_django_would_serve(settings, path, root_path, script_name):
+    from workspace.mcp.asgi import _mcp_thread
+
+    settings.FORCE_SCRIPT_NAME = script_name
+    scope = {"type": "http", "path": path, "root_path": root_path, "headers": [], "method": "POST"}
+    assert _mcp_thread(scope) == "t-7"
+    assert _mcp_thread({**scope, "path": path.replace("/mcp", "/document")}) is None

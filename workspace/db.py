@@ -1,7 +1,10 @@
 """Database work that Django's request cycle does not wrap (MCP handlers,
-LangChain's async calls), run as Django runs a request: in its thread for
-synchronous code, with the connections that are too old or broken closed
-before and after, so that none outlives ``CONN_MAX_AGE`` or a failure."""
+LangChain's async calls), run as Django runs a request: in a thread of its
+own, with the connections that are too old or broken closed before and
+after, so that none outlives ``CONN_MAX_AGE`` or a failure.
+
+Not ``thread_sensitive``: outside a request's ``ThreadSensitiveContext`` that
+would run every call of the process on one shared thread, one at a time."""
 
 import functools
 
@@ -20,4 +23,4 @@ def as_request(function):
         finally:
             close_old_connections()
 
-    return sync_to_async(run)
+    return sync_to_async(run, thread_sensitive=False)

@@ -20,14 +20,51 @@ from .tools.exports import FORMATS
 from .tools.registry import registered_tools
 from .validation import THREAD_ID_PATTERN
 
-FAILURE = FAILURE_SCHEMA
-SUCCESS = SUCCESS_SCHEMA
 TOOL_LIST = {
     "type": "array",
-    "items": {"type": "object"},
-    "description": "One item per tool: {name, description, parameters} (plain), "
-    '{type: "function", function: {name, description, parameters, strict}} (openai) '
-    "or {name, description, input_schema} (anthropic).",
+    "description": "One item per tool, in the shape ?format= asks for.",
+    "items": {
+        "anyOf": [
+            {
+                "description": "plain (the default)",
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "description": {"type": "string"},
+                    "parameters": {"type": "object"},
+                },
+                "required": ["name", "description", "parameters"],
+            },
+            {
+                "description": "openai: a function tool, strict unless its arguments take a shape strict mode lacks",
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string", "enum": ["function"]},
+                    "function": {
+                        "type": "object",
+                        "properties": {
+                            "name": {"type": "string"},
+                            "description": {"type": "string"},
+                            "parameters": {"type": "object"},
+                            "strict": {"type": "boolean"},
+                        },
+                        "required": ["name", "description", "parameters", "strict"],
+                    },
+                },
+                "required": ["type", "function"],
+            },
+            {
+                "description": "anthropic",
+                "type": "object",
+                "properties": {
+                    "name": {"type": "string"},
+                    "description": {"type": "string"},
+                    "input_schema": {"type": "object"},
+                },
+                "required": ["name", "description", "input_schema"],
+            },
+        ]
+    },
 }
 TOOL_LIST_FORMAT = OpenApiParameter(
     "format",
@@ -94,13 +131,14 @@ def documented(**kwargs):
 
 
 def read_responses(ok) -> dict:
-    return {200: ok, **{status: OpenApiResponse(FAILURE, description=text) for status, text in READ_FAILURES.items()}}
+    failures = {status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in READ_FAILURES.items()}
+    return {200: ok, **failures}
 
 
 def tool_call_responses() -> dict:
     return {
-        200: OpenApiResponse(SUCCESS, description="The envelope of a call that succeeded."),
-        **{status: OpenApiResponse(FAILURE, description=text) for status, text in TOOL_CALL_FAILURES.items()},
+        200: OpenApiResponse(SUCCESS_SCHEMA, description="The envelope of a call that succeeded."),
+        **{status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in TOOL_CALL_FAILURES.items()},
     }
 
 

@@ -127,6 +127,11 @@ def acquire(user) -> Slot | None:
     return slot if _slots().acquire(slot, conf.MAX_STREAMS_PER_USER) else None
 
 
+def renew(slot: Slot) -> None:
+    slot.renewed = time.monotonic()
+    _slots().renew(slot)
+
+
 def release(slot: Slot) -> None:
     _slots().release(slot)
 

@@ -63,7 +63,7 @@ class WorkspaceASGI:
     async def __call__(self, scope, receive, send):
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
-        elif scope["type"] == "http" and (thread_id := _mcp_thread(scope)) is not None:
+        elif scope["type"] == "http" and "/mcp" in scope["path"] and (thread_id := _mcp_thread(scope)) is not None:
             await self._mcp(scope, receive, send, thread_id)
         else:
             await self.django(scope, receive, send)
@@ -93,23 +93,31 @@ class WorkspaceASGI:
             thread_id = validate_thread_id(thread_id)
         except (DisallowedHost, WorkspaceError) as error:
             return await _refuse(send, 400, "invalid_request", str(error))
+        authorization = request.headers.get("Authorization", "")
         try:
-            user, key, allowed = await as_request(_authorize)(request.headers.get("Authorization", ""), thread_id)
+            user, key, allowed = await as_request(_authorize)(authorization, thread_id)
         except (OperationalError, InterfaceError):
             logger.exception("the database failed while authenticating an MCP request")
             return await _refuse(send, 503, "unavailable", "the database is unavailable or busy; retry shortly")
+        except Exception:
+            logger.exception("authenticating an MCP request failed")
+            return await _refuse(send, 500, "server_error", "the server failed to handle this request")
         if user is None:
-            return await _refuse(send, 401, "invalid_token", "send a token of the API: Authorization: Bearer <key>")
+            error = "invalid_token" if authorization else "unauthorized"
+            return await _refuse(send, 401, error, "send a token of the API: Authorization: Bearer <key>")
         if not allowed:
             return await _refuse(send, 403, "forbidden", "You may not use this thread.")
         try:
             options = CallOptions(actor=user.get_username(), idempotency_key=request.headers.get("Idempotency-Key"))
         except WorkspaceError as error:
             return await _refuse(send, 400, "invalid_request", str(error))
-        # The SDK binds a session to the credential that opened it.
+        # The SDK binds a session (2025 protocols) to the credential that
+        # opened it: the user and the thread, so that a session opened on one
+        # thread is unknown (404) on another.
+        client_id = f"user:{user.pk}:thread:{thread_id}"
         scope = {
             **scope,
-            "user": AuthenticatedUser(AccessToken(token=key, client_id=f"user:{user.pk}", scopes=[])),
+            "user": AuthenticatedUser(AccessToken(token=key, client_id=client_id, scopes=[])),
             CALLER: Caller(user=user, thread_id=thread_id, options=options),
         }
         await self.manager.handle_request(scope, receive, send)
@@ -117,12 +125,8 @@ class WorkspaceASGI:
 
 def _mcp_thread(scope) -> str | None:
     """The thread id if the path is an MCP endpoint of the app's URLconf."""
-    path = scope["path"]
-    if "/mcp" not in path:  # the common case, without resolving
-        return None
-    root = scope.get("root_path", "")
-    try:
-        match = resolve(path.removeprefix(root) if root else path)
+    try:  # the path as Django resolves it: without root_path or FORCE_SCRIPT_NAME
+        match = resolve(ASGIRequest(scope, None).path_info)
     except Resolver404:
         return None
     return match.kwargs["thread_id"] if match.func is mcp_without_asgi else None
@@ -146,8 +150,9 @@ def _authorize(header: str, thread_id: str):
 async def _refuse(send, status: int, error: str, description: str) -> None:
     body = json.dumps({"error": error, "error_description": description}).encode()
     headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
-    if status == 401:
-        headers.append((b"www-authenticate", f'Bearer error="{error}"'.encode()))
+    if status == 401:  # RFC 6750: no error code when no credentials came
+        challenge = 'Bearer realm="workspace"' + (f', error="{error}"' if error == "invalid_token" else "")
+        headers.append((b"www-authenticate", challenge.encode()))
     if status == 503:
         headers.append((b"retry-after", str(RETRY_AFTER_SECONDS).encode()))
     await send({"type": "http.response.start", "status": status, "headers": headers})

@@ -20,7 +20,7 @@ from ..calls import CallOptions
 from ..db import as_request
 from ..exceptions import DatabaseUnavailable, DocumentNotFound
 from ..repository import WorkspaceRepository
-from ..throttling import WriteRateThrottle
+from ..throttling import ReadRateThrottle, WriteRateThrottle
 from ..tools.decorator import ToolSpec
 from ..tools.envelope import ENVELOPE_SCHEMA, ToolResult, failure_envelope
 from ..tools.registry import registered_tools
@@ -47,6 +47,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
     """One server per process; the thread is each request's."""
 
     async def list_tools(ctx, params) -> types.ListToolsResult:
+        await _count_read(ctx)
         return types.ListToolsResult(tools=[_describe(tool.spec) for tool in registered_tools().values()])
 
     async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -64,6 +65,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
         )
 
     async def list_resources(ctx, params) -> types.ListResourcesResult:
+        await _count_read(ctx)
         thread_id = _caller(ctx).thread_id
         document = types.Resource(
             name="document",
@@ -76,6 +78,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
 
     async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
         thread_id = _own_document(ctx, str(params.uri))
+        await _count_read(ctx)
         content = await as_request(_content)(thread_id)
         return types.ReadResourceResult(
             contents=[types.TextResourceContents(uri=document_uri(thread_id), mime_type=MIME_TYPE, text=content)]
@@ -91,7 +94,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
 
     async def listen(ctx, params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
         threads = {_own_document(ctx, str(uri)) for uri in params.notifications.resource_subscriptions or ()}
-        return await subscriptions.listen(ctx, params, threads)
+        return await subscriptions.listen(ctx, params, threads, _caller(ctx).user)
 
     return Server(
         "workspace",
@@ -125,9 +128,20 @@ def _throttled_invoke(tool, caller: Caller, arguments: dict) -> ToolResult:
     """The tool call, counted against the user's rate of tool calls as over HTTP."""
     throttle = WriteRateThrottle()
     if not throttle.allow_request(SimpleNamespace(user=caller.user, META={}), None):
-        seconds = math.ceil(throttle.wait() or 1)
-        return ToolResult(failure_envelope(f"over the rate of tool calls; retry in {seconds} s"), 429)
+        logger.info("%s on thread %.128r: over the rate (429)", tool.spec.name, caller.thread_id)
+        return ToolResult(failure_envelope(_over_the_rate(throttle, "tool calls")), 429)
     return tool.invoke(caller.thread_id, arguments, caller.options)
+
+
+async def _count_read(ctx) -> None:
+    """A read, counted against the user's rate of reads as over HTTP."""
+    throttle = ReadRateThrottle()
+    if not await as_request(throttle.allow_request)(SimpleNamespace(user=_caller(ctx).user, META={}), None):
+        raise MCPError(types.INTERNAL_ERROR, _over_the_rate(throttle, "reads"))
+
+
+def _over_the_rate(throttle, what: str) -> str:
+    return f"over the rate of {what}; retry in {math.ceil(throttle.wait() or 1)} s"
 
 
 def _input_schema(name: str) -> dict | None:

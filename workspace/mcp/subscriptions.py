@@ -15,10 +15,14 @@ import asyncio
 import logging
 from collections import Counter
 
+import anyio
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
+from ..conf import conf
+from ..db import as_request
+from ..events import slots
 from ..events.channels import DOCUMENT_PREFIX
 from ..events.watchers import watch
 
@@ -49,6 +53,8 @@ class Subscriptions:
         if self.unwatch:
             self.unwatch()
         self.listen_handler.close()
+        for task in self.sending:
+            task.cancel()
 
     # 2025 protocols: resources/subscribe in a session
 
@@ -72,13 +78,25 @@ class Subscriptions:
 
     # 2026-07-28: subscriptions/listen
 
-    async def listen(self, ctx, params, threads: set[str]):
+    async def listen(self, ctx, params, threads: set[str], user):
+        """One listen stream, counted with the user's event streams (WORKSPACE_MAX_STREAMS_PER_USER)."""
+        slot = await as_request(slots.acquire)(user)
+        if slot is None:
+            raise MCPError(
+                INTERNAL_ERROR,
+                f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); "
+                "close one first",
+            )
         self.listened.update(threads)
+        renewing = asyncio.get_running_loop().create_task(_renew(slot))
         try:
             return await self.listen_handler(ctx, params)
         finally:
+            renewing.cancel()
             self.listened.subtract(threads)
             self.listened += Counter()  # drop the threads nobody listens to any more
+            with anyio.CancelScope(shield=True):  # a client that hangs up cancels the handler
+                await as_request(slots.release)(slot)
 
     # Changes
 
@@ -110,8 +128,16 @@ class Subscriptions:
             logger.warning("could not send an MCP resource update", exc_info=task.exception())
 
 
+async def _renew(slot) -> None:
+    """Keep the slot of a listen stream from lapsing while it is open."""
+    while True:
+        await asyncio.sleep(slots.RENEW_SECONDS)
+        await as_request(slots.renew)(slot)
+
+
 def _connection_of(session):
     """The connection a request's session belongs to. The SDK (2.3) gives
     handlers the per-request session only; its connection, whose exit stack
-    runs when the client's session ends, is the session's ``_connection``."""
+    runs when the client's session ends, is the session's ``_connection``
+    (which is why the ``mcp`` extra allows 2.3.x only)."""
     return session._connection

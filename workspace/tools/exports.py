@@ -11,7 +11,9 @@ argument schema of every tool (``ToolSpec.parameters_schema``).
   the server still enforces all of them. An optional argument of a tool
   already admits null (read as "omitted", see ``arguments``), so the model
   may send null for it; a field of a nested model with a default is
-  required, its default described.
+  required, its default described. A tool whose arguments take a shape
+  strict mode cannot express (a map, ``oneOf``, a tuple...) is exported
+  with ``"strict": false`` and its plain schema.
 """
 
 import copy
@@ -36,6 +38,30 @@ STRICT_KEYWORDS = {
 }
 
 
+# Shapes strict mode cannot express: a tool using one is not exported as strict.
+UNSUPPORTED = {
+    "oneOf",
+    "allOf",
+    "not",
+    "if",
+    "then",
+    "else",
+    "prefixItems",
+    "patternProperties",
+    "dependentSchemas",
+    "dependentRequired",
+    "propertyNames",
+    "unevaluatedProperties",
+    "unevaluatedItems",
+    "contains",
+}
+MAX_NESTING = 10
+
+
+class NotStrict(ValueError):
+    pass
+
+
 def plain(tool: RegisteredTool) -> dict:
     return tool.spec.describe()
 
@@ -45,13 +71,17 @@ def anthropic(tool: RegisteredTool) -> dict:
 
 
 def openai(tool: RegisteredTool) -> dict:
+    try:
+        parameters, strict = strict_schema(tool.spec.parameters_schema), True
+    except NotStrict:
+        parameters, strict = tool.spec.parameters_schema, False
     return {
         "type": "function",
         "function": {
             "name": tool.spec.name,
             "description": tool.spec.description,
-            "parameters": strict_schema(tool.spec.parameters_schema),
-            "strict": True,
+            "parameters": parameters,
+            "strict": strict,
         },
     }
 
@@ -60,25 +90,33 @@ FORMATS = {"plain": plain, "openai": openai, "anthropic": anthropic}
 
 
 def strict_schema(schema: dict) -> dict:
-    """``schema`` rewritten for OpenAI's strict mode, with no constraint lost (see above)."""
-    return _strict(copy.deepcopy(schema))
+    """``schema`` rewritten for OpenAI's strict mode, with no constraint lost
+    (see above); ``NotStrict`` if strict mode cannot express it."""
+    return _strict(copy.deepcopy(schema), 0)
 
 
-def _strict(schema: Any) -> Any:
+def _strict(schema: Any, depth: int) -> Any:
     if not isinstance(schema, dict):
         return schema
+    unsupported = UNSUPPORTED & schema.keys()
+    if unsupported or depth > MAX_NESTING:
+        raise NotStrict(f"strict mode cannot express {sorted(unsupported) or 'this nesting'}")
+    is_map = schema.get("additionalProperties", False) is not False or (
+        schema.get("type") == "object" and "properties" not in schema
+    )
+    if is_map or (schema.get("type") == "array" and "items" not in schema):
+        raise NotStrict("strict mode cannot express a map or an array without items")
     constraints = {key: schema.pop(key) for key in list(schema) if key not in STRICT_KEYWORDS}
-    for key in ("items", "additionalProperties"):
-        if isinstance(schema.get(key), dict):
-            schema[key] = _strict(schema[key])
+    if isinstance(schema.get("items"), dict):
+        schema["items"] = _strict(schema["items"], depth + 1)
     if "anyOf" in schema:
-        schema["anyOf"] = [_strict(option) for option in schema["anyOf"]]
+        schema["anyOf"] = [_strict(option, depth) for option in schema["anyOf"]]
     if "$defs" in schema:
-        schema["$defs"] = {name: _strict(definition) for name, definition in schema["$defs"].items()}
-    if "properties" in schema or schema.get("type") == "object":
-        properties = schema.setdefault("properties", {})
+        schema["$defs"] = {name: _strict(definition, 1) for name, definition in schema["$defs"].items()}
+    if "properties" in schema:
+        properties = schema["properties"]
         for name, value in properties.items():
-            properties[name] = _strict(value)
+            properties[name] = _strict(value, depth + 1)
         schema["required"] = list(properties)
         schema["additionalProperties"] = False
     if "$ref" in schema and len(schema) > 1:  # a reference stands alone; its neighbours go around it
