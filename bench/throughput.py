@@ -100,7 +100,13 @@ def baseline_server(revision: str, database_url: str, workdir: Path) -> tuple[Se
     token = re.search(r"Agent token: (\w+)", output).group(1)
     command = [*Server.GUNICORN, "--workers", "2"]
     return Server(
-        database_url=baseline_url, command=command, cwd=workdir, DJANGO_DEBUG="0", DJANGO_SECRET_KEY="bench"
+        database_url=baseline_url,
+        command=command,
+        cwd=workdir,
+        DJANGO_DEBUG="0",
+        DJANGO_SECRET_KEY="bench",
+        WORKSPACE_RATE_WRITES="off",  # as for this tree (older revisions have no rates)
+        WORKSPACE_RATE_READS="off",
     ), token
 
 

@@ -69,6 +69,12 @@ class WorkspaceRepository:
         created_values = {"content": content, "length": length, "title": title or "", "base_length": length}
         with atomic():
             expected = _expected_version()
+            if expected is None:
+                # The common case, a document that exists: one locking UPDATE
+                # that also records the revision (bench/throughput.py).
+                replaced = _replace(thread_id, content, title, reason=reason, actor=actor)
+                if replaced:
+                    return replaced
             if expected == 0:
                 document = _create(thread_id, created_values)
             else:
@@ -410,10 +416,7 @@ def _concat(thread_id: str, text: str, *, reason: str | None, actor: str | None)
     database's own work on a small document (``bench/append.py``). On
     PostgreSQL the revision is inserted by the same statement.
     """
-    connection = connections[router.db_for_write(WorkingDocument)]
-    quote = connection.ops.quote_name
-    documents, revisions = quote(WorkingDocument._meta.db_table), quote(Revision._meta.db_table)
-    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    connection, documents, insert, now = _raw_writing()
     due = [SNAPSHOT_EVERY_APPENDS, len(text), SNAPSHOT_MIN_CHARS, SNAPSHOT_MIN_CHARS]
     update = (
         f"UPDATE {documents} SET content = content || %s, length = length + %s, version = version + 1, "
@@ -423,10 +426,6 @@ def _concat(thread_id: str, text: str, *, reason: str | None, actor: str | None)
     )
     update_parameters = [text, len(text), now, *due, *due, len(text), thread_id, conf.MAX_DOCUMENT_CHARS - len(text)]
     reason, actor, tool = _author(reason, actor)
-    insert = (
-        f"INSERT INTO {revisions} (document_id, version, op, title, length, text, action_and_reasoning, actor, "
-        "tool, base_version, created_at) "
-    )
     with connection.cursor() as cursor:
         if connection.vendor == "postgresql":
             cursor.execute(
@@ -448,13 +447,66 @@ def _concat(thread_id: str, text: str, *, reason: str | None, actor: str | None)
             return None
         document_id, version, length, title, base_version = row
         if base_version == version:  # due: the content now is the next whole copy
-            snapshots = quote(Snapshot._meta.db_table)
+            snapshots = connection.ops.quote_name(Snapshot._meta.db_table)
             cursor.execute(
                 f"INSERT INTO {snapshots} (document_id, version, content) "
                 f"SELECT id, version, content FROM {documents} WHERE id = %s",
                 [document_id],
             )
     change = DocumentChange(thread_id, "append", version, title, length, text)
+    document_changed.send(sender=WorkingDocument, change=change)
+    return change
+
+
+def _raw_writing():
+    """What the raw writes share: the connection, the documents' table, the
+    start of a revision's INSERT, and the time now as the database takes it."""
+    connection = connections[router.db_for_write(WorkingDocument)]
+    quote = connection.ops.quote_name
+    insert = (
+        f"INSERT INTO {quote(Revision._meta.db_table)} (document_id, version, op, title, length, text, "
+        "action_and_reasoning, actor, tool, base_version, created_at) "
+    )
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    return connection, quote(WorkingDocument._meta.db_table), insert, now
+
+
+def _replace(thread_id: str, content: str, title: str | None, *, reason: str | None, actor: str | None):
+    """Replace the content (and the title, unless None) of an existing document
+    in one locking ``UPDATE ... RETURNING``, and record its revision; None if
+    the thread has no document. Raw SQL for the reasons of ``_concat``; on
+    PostgreSQL the revision is inserted by the same statement, from the
+    updated row (the content travels once)."""
+    connection, documents, insert, now = _raw_writing()
+    update = (
+        f"UPDATE {documents} SET content = %s, length = %s, version = version + 1, base_version = version + 1, "
+        "base_length = %s, title = COALESCE(%s, title), updated_at = %s WHERE thread_id = %s"
+    )
+    update_parameters = [content, len(content), len(content), title, now, thread_id]
+    reason, actor, tool = _author(reason, actor)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            cursor.execute(
+                f"WITH replaced AS ({update} RETURNING id, version, title, length, content) "
+                f"{insert} SELECT id, version, 'update', title, length, content, %s, %s, %s, version, %s "
+                "FROM replaced RETURNING version, title",
+                [*update_parameters, reason, actor, tool, now],
+            )
+            row = cursor.fetchone()
+        else:
+            cursor.execute(f"{update} RETURNING id, version, title", update_parameters)
+            row = cursor.fetchone()
+            if row is not None:
+                document_id, version, new_title = row
+                cursor.execute(
+                    f"{insert} VALUES (%s, %s, 'update', %s, %s, %s, %s, %s, %s, %s, %s)",
+                    [document_id, version, new_title, len(content), content, reason, actor, tool, version, now],
+                )
+                row = (version, new_title)
+    if row is None:
+        return None
+    version, new_title = row
+    change = DocumentChange(thread_id, "update", version, new_title, len(content), content)
     document_changed.send(sender=WorkingDocument, change=change)
     return change
 
