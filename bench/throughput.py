@@ -68,6 +68,16 @@ def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int) -> dic
     }
 
 
+def worker_rss_mb(server: Server) -> list[float]:
+    """The resident memory of each gunicorn worker (the children of the master), in MB."""
+    children = Path(f"/proc/{server.process.pid}/task/{server.process.pid}/children").read_text().split()
+    sizes = []
+    for pid in children:
+        status = Path(f"/proc/{pid}/status").read_text()
+        sizes.append(int(re.search(r"VmRSS:\s+(\d+) kB", status).group(1)) / 1024)
+    return sizes
+
+
 def _milliseconds(value: str) -> float:
     number, unit = re.fullmatch(r"([\d.]+)(\w+)", value).groups()
     return float(number) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
@@ -132,6 +142,7 @@ def main() -> None:
     try:
         rows["bare DRF (ceiling)"] = wrk(server.url, "/bench/bare/", token, body, arguments.seconds)
         rows["update_document, this tree"] = wrk(server.url, update, token, body, arguments.seconds)
+        rss = worker_rss_mb(server)
     finally:
         server.stop()
     with tempfile.TemporaryDirectory() as directory:
@@ -159,6 +170,7 @@ def main() -> None:
             f"{name:>28} | {row['rate']:>8.0f} | {row['p50']:>7.2f} | {row['p99']:>7.2f} | "
             f"{row['rate'] / ceiling:>9.2f}"
         )
+    print(f"RSS of this tree's gunicorn workers after its run: {', '.join(f'{size:.1f} MB' for size in rss)}")
 
 
 if __name__ == "__main__":
