@@ -8,6 +8,7 @@ for the HTTP request it came in (``Caller``).
 import logging
 import math
 from dataclasses import dataclass
+from importlib.metadata import PackageNotFoundError, version
 from types import SimpleNamespace
 from typing import Any
 
@@ -98,6 +99,7 @@ def build_server(subscriptions: Subscriptions) -> Server:
 
     return Server(
         "workspace",
+        version=_version(),
         instructions="The tools read and write this thread's shared working document.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -108,6 +110,13 @@ def build_server(subscriptions: Subscriptions) -> Server:
         on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=listen,  # clients of 2026-07-28, without a session
     )
+
+
+def _version() -> str:
+    try:
+        return version("django-workspace")
+    except PackageNotFoundError:  # run from a checkout, not installed
+        return "dev"
 
 
 def _describe(spec: ToolSpec) -> types.Tool:
