@@ -439,3 +439,24 @@ def test_mcp_paths_are_found_under_any_prefix_django_would_serve(settings, path,
     scope = {"type": "http", "path": path, "root_path": root_path, "headers": [], "method": "POST"}
     assert _mcp_thread(scope) == "t-7"
     assert _mcp_thread({**scope, "path": path.replace("/mcp", "/document")}) is None
+
+
+def test_a_session_that_unsubscribes_hears_nothing_and_subscribing_twice_notifies_once(server, token):
+    thread = "mcp-unsub"
+
+    async def scenario():
+        updates = asyncio.Queue()
+        async with connect(server, token, thread, "legacy", message_handler=session_updates("legacy", updates)) as c:
+            await c.subscribe_resource(uri(thread))
+            await c.unsubscribe_resource(uri(thread))
+            await append_over_http(server, token, thread, "unheard\n")
+            with pytest.raises(TimeoutError):
+                await next_update(updates, timeout=0.5)
+            await c.subscribe_resource(uri(thread))
+            await c.subscribe_resource(uri(thread))
+            await append_over_http(server, token, thread, "heard\n")
+            assert await next_update(updates) == uri(thread)
+            with pytest.raises(TimeoutError):
+                await next_update(updates, timeout=0.5)
+
+    run(scenario())

@@ -31,6 +31,7 @@ logger = logging.getLogger(__name__)
 MAX_SESSION_SUBSCRIPTIONS = 10_000  # per process; the listen streams have their own bound
 MAX_LISTEN_STREAMS = 1024
 SEND_TIMEOUT_SECONDS = 5
+SUBSCRIBED = "workspace.subscribed"  # in a connection's state: the threads it subscribed to
 
 
 class Subscriptions:
@@ -39,6 +40,7 @@ class Subscriptions:
         self.bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self.bus, max_subscriptions=MAX_LISTEN_STREAMS)
         self.sessions: dict[str, dict[object, object]] = {}  # thread -> {connection: session}
+        self.session_subscriptions = 0
         self.listened: Counter[str] = Counter()  # thread -> open listen streams
         self.loop: asyncio.AbstractEventLoop | None = None
         self.unwatch = None
@@ -60,19 +62,32 @@ class Subscriptions:
 
     def add_session(self, session, thread_id: str) -> None:
         connection = _connection_of(session)
-        if sum(len(waiting) for waiting in self.sessions.values()) >= MAX_SESSION_SUBSCRIPTIONS:
-            raise MCPError(INTERNAL_ERROR, "too many subscriptions on this server; try again later")
-        waiting = self.sessions.setdefault(thread_id, {})
-        if connection not in waiting:
-            connection.exit_stack.callback(self._forget, connection, thread_id)
-        waiting[connection] = session
+        threads = connection.state.get(SUBSCRIBED)
+        if threads is None:  # the connection's first subscription: forget them all when it ends
+            threads = connection.state[SUBSCRIBED] = set()
+            connection.exit_stack.callback(self._forget_connection, connection)
+        if thread_id not in threads:
+            if self.session_subscriptions >= MAX_SESSION_SUBSCRIPTIONS:
+                raise MCPError(INTERNAL_ERROR, "too many subscriptions on this server; try again later")
+            threads.add(thread_id)
+            self.session_subscriptions += 1
+        self.sessions.setdefault(thread_id, {})[connection] = session
 
     def remove_session(self, session, thread_id: str) -> None:
-        self._forget(_connection_of(session), thread_id)
+        connection = _connection_of(session)
+        threads = connection.state.get(SUBSCRIBED, set())
+        if thread_id in threads:
+            threads.discard(thread_id)
+            self._forget(connection, thread_id)
+
+    def _forget_connection(self, connection) -> None:
+        for thread_id in connection.state.pop(SUBSCRIBED, set()):
+            self._forget(connection, thread_id)
 
     def _forget(self, connection, thread_id: str) -> None:
         waiting = self.sessions.get(thread_id, {})
-        waiting.pop(connection, None)
+        if waiting.pop(connection, None) is not None:
+            self.session_subscriptions -= 1
         if not waiting:
             self.sessions.pop(thread_id, None)
 
