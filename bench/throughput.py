@@ -8,7 +8,9 @@ wait for each other's row lock):
 - baseline: the same on a checkout of --baseline (default: main before the
   revision log), on a database of its own, for the "before" figures;
 - bare DRF: a DRF endpoint that authenticates the token, parses the same
-  body and answers, served by this tree's server: the ceiling.
+  body and answers, served by this tree's server: the ceiling;
+- appends to one hot thread from 8 connections, then whether every answered
+  append is in the document, once.
 
 Needs wrk (apt-get install wrk). Usage:
 DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py [--seconds 10]
@@ -21,6 +23,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import uuid
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -30,6 +33,7 @@ from tests.live import REPOSITORY, Server
 
 BASELINE = "0a322eb"  # main before history: events in a second transaction
 CONNECTIONS = 16
+CHUNK = "a line of an append\n"
 
 WRK_SCRIPT = """
 local counter = 0
@@ -46,14 +50,14 @@ end
 """
 
 
-def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int) -> dict:
+def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int, connections: int = CONNECTIONS) -> dict:
     script = WRK_SCRIPT.replace("PATH", json.dumps(path_pattern)).replace("TOKEN", json.dumps(token))
     script = script.replace("BODY", "[=[" + body + "]=]")
     with tempfile.NamedTemporaryFile("w", suffix=".lua") as file:
         file.write(script)
         file.flush()
         output = subprocess.run(
-            ["wrk", "-t2", f"-c{CONNECTIONS}", f"-d{seconds}s", "--latency", "-s", file.name, url],
+            ["wrk", "-t2", f"-c{connections}", f"-d{seconds}s", "--latency", "-s", file.name, url],
             check=True,
             capture_output=True,
             text=True,
@@ -62,6 +66,7 @@ def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int) -> dic
     if errors:
         sys.exit(f"{errors.group(1)} calls failed:\n{output}")
     return {
+        "answered": int(re.search(r"(\d+) requests in", output).group(1)),
         "rate": float(re.search(r"Requests/sec:\s+([\d.]+)", output).group(1)),
         "p50": _milliseconds(re.search(r"50%\s+([\d.]+\w+)", output).group(1)),
         "p99": _milliseconds(re.search(r"99%\s+([\d.]+\w+)", output).group(1)),
@@ -128,6 +133,7 @@ def main() -> None:
     database_url, token = database_and_token("bench-throughput")
     body = json.dumps({"content": "x" * 1000, "action_and_reasoning": "Measuring throughput."})
     update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
+    chunk = json.dumps({"text": CHUNK, "action_and_reasoning": "Measuring appends to one thread."})
 
     rows = {}
     server = Server(
@@ -143,6 +149,15 @@ def main() -> None:
         rows["bare DRF (ceiling)"] = wrk(server.url, "/bench/bare/", token, body, arguments.seconds)
         rows["update_document, this tree"] = wrk(server.url, update, token, body, arguments.seconds)
         rss = worker_rss_mb(server)
+        hot = f"bench-hot-{uuid.uuid4().hex[:12]}"
+        rows["append, 1 thread, 8 conns"] = wrk(
+            server.url, f"/api/workspace/threads/{hot}/tools/append_to_document/", token, chunk, arguments.seconds, 8
+        )
+        status, document = server.request("GET", f"/api/workspace/threads/{hot}/document/", token)
+        answered = rows["append, 1 thread, 8 conns"]["answered"]
+        # every answered append is in the document, once (a call cut off by wrk's end may have committed too)
+        lost = max(0, answered - document["version"])
+        doubled = document["length"] != document["version"] * len(CHUNK)
     finally:
         server.stop()
     with tempfile.TemporaryDirectory() as directory:
@@ -171,6 +186,7 @@ def main() -> None:
             f"{row['rate'] / ceiling:>9.2f}"
         )
     print(f"RSS of this tree's gunicorn workers after its run: {', '.join(f'{size:.1f} MB' for size in rss)}")
+    print(f"appends to one thread: {answered} answered, {lost} lost, {'some' if doubled else 'none'} applied twice")
 
 
 if __name__ == "__main__":
