@@ -21,14 +21,9 @@ import statistics
 import time
 import uuid
 
-from live_setup import database_and_token
+from live_setup import database_and_token, percentile
 
 from tests.live import EventStream, Server
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def measure(writer: Server, reader: Server, token: str, count: int) -> tuple[list[float], list[float]]:

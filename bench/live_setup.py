@@ -1,5 +1,5 @@
 """What the benchmarks that start server processes share: Django set up in
-this process, the database migrated, and an agent token."""
+this process, the database migrated, an agent token, and percentiles."""
 
 import os
 import sys
@@ -25,3 +25,8 @@ def database_and_token(username: str) -> tuple[str, str]:
     call_command("migrate", verbosity=0)
     user, _ = get_user_model().objects.get_or_create(username=username)
     return database_url, Token.objects.get_or_create(user=user)[0].key
+
+
+def percentile(values: list[float], fraction: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]

@@ -22,7 +22,7 @@ import uuid
 import warnings
 
 import httpx2
-from live_setup import database_and_token
+from live_setup import database_and_token, percentile
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
@@ -103,11 +103,6 @@ async def measure_delays(http, writer, token, thread_id, count, updates, delays)
         sent = time.perf_counter()
         await http_append(http, writer, token, thread_id, f"{n}\n")
         delays.append((await asyncio.wait_for(updates.get(), 10) - sent) * 1000)
-
-
-def percentile(values: list[float], fraction: float) -> float:
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
 
 
 def main() -> None:

@@ -145,24 +145,29 @@ async def next_update(updates: asyncio.Queue, timeout: float = 5) -> str:
     return await asyncio.wait_for(updates.get(), timeout)
 
 
-async def subscribed(client, mode, thread, updates: asyncio.Queue, stack: contextlib.AsyncExitStack):
-    """Subscribe in the way the client's protocol has; updates land in ``updates``."""
-    if mode == "legacy":
-        await client.subscribe_resource(uri(thread))
-        return
-    subscription = await stack.enter_async_context(client.listen(resource_subscriptions=[uri(thread)]))
+@contextlib.asynccontextmanager
+async def subscriber(server, token, thread, mode):
+    """A client subscribed to the thread's document in the way its protocol has;
+    yields it and the queue where the updates land."""
+    updates = asyncio.Queue()
+    async with connect(server, token, thread, mode, message_handler=session_updates(mode, updates)) as client:
+        if mode == "legacy":
+            await client.subscribe_resource(uri(thread))
+            yield client, updates
+            return
+        async with client.listen(resource_subscriptions=[uri(thread)]) as subscription:
 
-    async def pump():
-        async for event in subscription:
-            updates.put_nowait(event.uri)
+            async def pump():
+                async for event in subscription:
+                    updates.put_nowait(event.uri)
 
-    stack.push_async_callback(_cancelled, asyncio.ensure_future(pump()))
-
-
-async def _cancelled(task):
-    task.cancel()
-    with contextlib.suppress(asyncio.CancelledError):
-        await task
+            pumping = asyncio.ensure_future(pump())
+            try:
+                yield client, updates
+            finally:
+                pumping.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await pumping
 
 
 def session_updates(mode, updates: asyncio.Queue):
@@ -193,12 +198,7 @@ def test_a_subscriber_is_told_after_every_committed_change(server, token, mode):
     thread = f"mcp-sub-{mode}"
 
     async def scenario():
-        updates = asyncio.Queue()
-        async with contextlib.AsyncExitStack() as stack:
-            client = await stack.enter_async_context(
-                connect(server, token, thread, mode, message_handler=session_updates(mode, updates))
-            )
-            await subscribed(client, mode, thread, updates, stack)
+        async with subscriber(server, token, thread, mode) as (client, updates):
             await append_over_http(server, token, thread, "first\n")
             assert await next_update(updates) == uri(thread)
             await client.call_tool("edit_document", {"old_str": "first", "new_str": "1st", "action_and_reasoning": WHY})
@@ -219,12 +219,7 @@ def test_a_subscriber_hears_of_writes_through_another_process_with_redis(token, 
     thread = f"mcp-fanout-{mode}"
 
     async def scenario():
-        updates = asyncio.Queue()
-        async with contextlib.AsyncExitStack() as stack:
-            client = await stack.enter_async_context(
-                connect(reader, token, thread, mode, message_handler=session_updates(mode, updates))
-            )
-            await subscribed(client, mode, thread, updates, stack)
+        async with subscriber(reader, token, thread, mode) as (_, updates):
             for n in range(3):
                 await append_over_http(writer, token, thread, f"{n}\n")
                 assert await next_update(updates) == uri(thread)

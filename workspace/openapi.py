@@ -20,49 +20,27 @@ from .tools.exports import FORMATS
 from .tools.registry import registered_tools
 from .validation import THREAD_ID_PATTERN
 
+
+def _fields(**properties) -> dict:
+    """An object with these properties, all required."""
+    return {"type": "object", "properties": properties, "required": list(properties)}
+
+
+STRING, OBJECT = {"type": "string"}, {"type": "object"}
 TOOL_LIST = {
     "type": "array",
     "description": "One item per tool, in the shape ?format= asks for.",
     "items": {
         "anyOf": [
-            {
-                "description": "plain (the default)",
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "description": {"type": "string"},
-                    "parameters": {"type": "object"},
-                },
-                "required": ["name", "description", "parameters"],
-            },
+            {"description": "plain (the default)", **_fields(name=STRING, description=STRING, parameters=OBJECT)},
             {
                 "description": "openai: a function tool, strict unless its arguments take a shape strict mode lacks",
-                "type": "object",
-                "properties": {
-                    "type": {"type": "string", "enum": ["function"]},
-                    "function": {
-                        "type": "object",
-                        "properties": {
-                            "name": {"type": "string"},
-                            "description": {"type": "string"},
-                            "parameters": {"type": "object"},
-                            "strict": {"type": "boolean"},
-                        },
-                        "required": ["name", "description", "parameters", "strict"],
-                    },
-                },
-                "required": ["type", "function"],
+                **_fields(
+                    type={"type": "string", "enum": ["function"]},
+                    function=_fields(name=STRING, description=STRING, parameters=OBJECT, strict={"type": "boolean"}),
+                ),
             },
-            {
-                "description": "anthropic",
-                "type": "object",
-                "properties": {
-                    "name": {"type": "string"},
-                    "description": {"type": "string"},
-                    "input_schema": {"type": "object"},
-                },
-                "required": ["name", "description", "input_schema"],
-            },
+            {"description": "anthropic", **_fields(name=STRING, description=STRING, input_schema=OBJECT)},
         ]
     },
 }

@@ -24,6 +24,8 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.exceptions import AuthenticationFailed
 
 from ..access import can_access
 from ..calls import CallOptions
@@ -133,18 +135,18 @@ def _mcp_thread(scope) -> str | None:
 
 
 def _authorize(header: str, thread_id: str):
-    """The active user of a token of the API, its key, and whether the policy
-    lets the user use the thread; (None, "", False) without a valid token."""
-    from rest_framework.authtoken.models import Token
-
+    """The active user of a token of the API (checked by DRF's token
+    authentication), its key, and whether the policy lets the user use the
+    thread; (None, "", False) without a valid token."""
     scheme, _, key = header.partition(" ")
     key = key.strip()
     if scheme.lower() not in ("bearer", "token") or not key or len(key) > 128:
         return None, "", False
-    token = Token.objects.select_related("user").filter(key=key).first()
-    if token is None or not token.user.is_active:
+    try:
+        user, _ = TokenAuthentication().authenticate_credentials(key)
+    except AuthenticationFailed:
         return None, "", False
-    return token.user, key, can_access(token.user, thread_id)
+    return user, key, can_access(user, thread_id)
 
 
 async def _refuse(send, status: int, error: str, description: str) -> None:
