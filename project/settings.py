@@ -3,7 +3,7 @@ environment (see README, "Configuration"); defaults suit development."""
 
 import os
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urlencode, urlsplit
 
 import dj_database_url
 from django.core.exceptions import ImproperlyConfigured
@@ -85,6 +85,15 @@ TEMPLATES = [
 WSGI_APPLICATION = "project.wsgi.application"
 ASGI_APPLICATION = "project.asgi.application"
 
+
+# Behind Pushpin (README, "Serving many viewers"): Pushpin holds the event
+# streams; GRIP_URL is its publish endpoint, GRIP_KEY its sig_key, with which
+# it signs every request it forwards.
+if os.environ.get("GRIP_URL"):
+    if not os.environ.get("GRIP_KEY"):
+        raise ImproperlyConfigured("Set GRIP_KEY (Pushpin's sig_key) with GRIP_URL.")
+    GRIP_URL = f"{os.environ['GRIP_URL']}?{urlencode({'key': os.environ['GRIP_KEY']})}"
+    MIDDLEWARE.insert(1, "django_grip.GripMiddleware")
 
 # Seconds a write waits for another's lock (SQLite: for the database) and a
 # statement may run (PostgreSQL) before giving up; 0 turns the second off.

@@ -57,6 +57,25 @@ def server(django_db_setup):
     server.stop()
 
 
+@pytest.fixture(scope="module", params=["uvicorn", "pushpin"], ids=["uvicorn", "through Pushpin"])
+def stream_server(request, django_db_setup):
+    """A server whose event streams are held by uvicorn, or by Pushpin in front
+    of gunicorn (tests using it need transaction=True)."""
+    from .live import start_server
+
+    if request.param == "pushpin":
+        require_pushpin()
+    server = start_server(request.param)
+    yield server
+    server.stop()
+
+
+def require_pushpin() -> None:
+    import shutil
+
+    require_or_skip(shutil.which("pushpin"), "Pushpin (apt-get install pushpin)")
+
+
 @pytest.fixture
 def user(db):
     return get_user_model().objects.create_user("agent-owner", password="pw")

@@ -138,6 +138,67 @@ class Server:
             return error.code, json.loads(error.read() or b"null")
 
 
+class PushpinServer(Server):
+    """Pushpin in front of gunicorn (``workers`` sync workers), as README's
+    "Serving many viewers" runs them: ``url`` and ``port`` are Pushpin's;
+    ``origin`` is the gunicorn server behind it."""
+
+    def __init__(self, database_url: str | None = None, workers: int = 2, **environment: str):
+        import secrets
+
+        from deploy.pushpin import write_config
+
+        key = secrets.token_urlsafe(32)
+        publish_port = free_port()
+        command = [*self.GUNICORN, "--workers", str(workers)]
+        self.origin = Server(
+            database_url, command, GRIP_URL=f"http://127.0.0.1:{publish_port}", GRIP_KEY=key, **environment
+        )
+        self.directory = tempfile.TemporaryDirectory()
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}"
+        config = write_config(
+            Path(self.directory.name),
+            key,
+            origin=f"127.0.0.1:{self.origin.port}",
+            port=self.port,
+            publish_port=publish_port,
+            push_port=free_port(),
+            push_sub_port=free_port(),
+            command_port=free_port(),
+        )
+        self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
+        self.process = subprocess.Popen(
+            ["pushpin", "--config", str(config), "--merge-output"], stdout=self.log, stderr=subprocess.STDOUT
+        )
+        self._wait_until_up()
+        self._wait_until_publishing(publish_port)
+
+    def _wait_until_publishing(self, publish_port: int, timeout: float = 30) -> None:
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                with socket.create_connection(("127.0.0.1", publish_port), timeout=0.5):
+                    return
+            except OSError:
+                if time.monotonic() > deadline:
+                    raise RuntimeError(f"Pushpin does not take publishes: {self.output()}") from None
+                time.sleep(0.1)
+
+    def output(self) -> str:
+        return f"{super().output()}\n--- origin:\n{self.origin.output()}"
+
+    def stop(self) -> None:
+        super().stop()
+        self.origin.stop()
+        self.directory.cleanup()
+
+
+def start_server(kind: str, **environment: str) -> Server:
+    """``kind``: "uvicorn" (the README's run command) or "pushpin" (Pushpin in front of gunicorn)."""
+    return PushpinServer(**environment) if kind == "pushpin" else Server(**environment)
+
+
 class RedisServer:
     """A private ``redis-server`` on a free port, to stop and start at will."""
 

@@ -1,4 +1,6 @@
-"""Live document events through real server processes (uvicorn), read as a browser would."""
+"""Live document events through real server processes, read as a browser would: the
+tests taking ``server`` run twice, with uvicorn holding the streams and with
+Pushpin holding them in front of gunicorn."""
 
 import contextlib
 import json
@@ -11,13 +13,18 @@ from workspace.events import artifact_channel
 from workspace.events import document_channel as channel_for
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import requires_postgresql, stored
-from .live import EventStream, Server
+from .conftest import require_pushpin, requires_postgresql, stored
+from .live import EventStream, PushpinServer, Server, start_server
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live events test."
+
+
+@pytest.fixture(scope="module")
+def server(stream_server):
+    return stream_server
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:
@@ -210,17 +217,22 @@ def test_two_processes_share_events_through_redis(token, redis, writer_command):
         reader.stop()
 
 
+def assert_a_write_goes_on_beside_open_streams(server, token, thread_prefix: str, count: int) -> None:
+    """Open ``count`` streams, then write: the write answers at once, and its event arrives."""
+    streams = [subscribe(server, token, f"{thread_prefix}-{n}") for n in range(count)]
+    started = time.monotonic()
+    assert server.call(token, f"{thread_prefix}-0", "append_to_document", text="x", action_and_reasoning=WHY)["success"]
+    assert time.monotonic() - started < 2
+    assert streams[0].next(timeout=5).json()["version"] == 1
+    for stream in streams:
+        stream.close()
+
+
 @requires_postgresql
 def test_open_streams_do_not_hold_database_connections(token):
     server = Server(DATABASE_POOL_MAX_SIZE="2")
     try:
-        streams = [subscribe(server, token, f"pool-{n}") for n in range(6)]
-        started = time.monotonic()
-        assert server.call(token, "pool-0", "append_to_document", text="x", action_and_reasoning=WHY)["success"]
-        assert time.monotonic() - started < 2
-        assert streams[0].next(timeout=5).json()["version"] == 1
-        for stream in streams:
-            stream.close()
+        assert_a_write_goes_on_beside_open_streams(server, token, "pool", count=6)
     finally:
         server.stop()
 
@@ -272,8 +284,11 @@ def test_a_last_event_id_given_twice_is_400(server, token, path, headers):
     assert b"once" in stream.body
 
 
-def test_subscribers_the_policy_denies_are_refused(token):
-    server = Server(WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
+@pytest.mark.parametrize("kind", ["uvicorn", "pushpin"])
+def test_subscribers_the_policy_denies_are_refused(token, kind):
+    if kind == "pushpin":
+        require_pushpin()
+    server = start_server(kind, WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
     try:
         denied = EventStream(server, "/api/workspace/threads/theirs/events/", {"Authorization": f"Token {token}"})
         assert denied.status == 403
@@ -543,3 +558,117 @@ def test_a_server_killed_during_a_burst_loses_and_repeats_nothing_for_a_subscrib
     finally:
         first.stop()
         second.stop()
+
+
+@pytest.fixture(scope="module")
+def pushpin(django_db_setup):
+    """Pushpin in front of gunicorn, with a secret key the tests know."""
+    require_pushpin()
+    server = PushpinServer(DJANGO_SECRET_KEY=SERVER_SECRET_KEY)
+    yield server
+    server.stop()
+
+
+SERVER_SECRET_KEY = "a secret key of the test servers"
+
+
+def stream_link_token(user, thread_id: str, secret_key: str = SERVER_SECRET_KEY) -> str:
+    """An ``es-meta`` as django-eventstream signs into the links it gives Pushpin."""
+    import jwt
+
+    channels = [channel_for(thread_id), artifact_channel(thread_id)]
+    claims = {"iss": "es", "exp": int(time.time()) + 3600, "channels": channels, "user": str(user.pk)}
+    return jwt.encode(claims, secret_key)
+
+
+def forged_grip_signature() -> str:
+    import jwt
+
+    return jwt.encode(
+        {"iss": "pushpin", "exp": int(time.time()) + 3600}, "a key that is not the one Pushpin signs with"
+    )
+
+
+@pytest.mark.parametrize(
+    "query, headers",
+    [
+        ("?recover=true", {}),
+        ("?link=next", {}),
+        ("?es-meta={link}", {}),
+        ("?link=next&recover=true&es-meta={link}", {"Grip-Sig": "{forged}"}),
+        ("?recover=true", {"Grip-Sig": "{forged}", "Grip-Last": "events-workspace.thread.grip; last-id=0"}),
+    ],
+)
+def test_grip_parameters_not_signed_by_pushpin_are_refused(pushpin, user, token, query, headers):
+    """Straight to the server behind Pushpin, or with a signature Pushpin did not make."""
+    fill = {"link": stream_link_token(user, "grip"), "forged": forged_grip_signature()}
+    stream = EventStream(
+        pushpin.origin,
+        "/api/workspace/threads/grip/events/" + query.format(**fill),
+        {"Authorization": f"Token {token}", **{name: value.format(**fill) for name, value in headers.items()}},
+    )
+    assert stream.status == 400
+    assert b"unsupported query parameter" in stream.body
+
+
+def test_a_link_token_does_not_authenticate_anyone_without_pushpin(pushpin, user):
+    stream = EventStream(
+        pushpin.origin, f"/api/workspace/threads/grip/events/?es-meta={stream_link_token(user, 'grip')}", {}
+    )
+    assert stream.status == 401
+
+
+def test_a_stream_asked_of_the_server_behind_pushpin_says_where_streams_are_served(pushpin, token):
+    stream = EventStream(pushpin.origin, "/api/workspace/threads/grip/events/", {"Authorization": f"Token {token}"})
+    assert stream.status == 503
+    assert b"Pushpin" in stream.body
+
+
+def test_pushpin_recovers_from_storage_a_change_it_was_never_told_of(pushpin, token):
+    stream = subscribe(pushpin, token, "unannounced")
+    pushpin.call(token, "unannounced", "append_to_document", text="1", action_and_reasoning=WHY)
+    assert stream.next().json()["version"] == 1
+
+    DocumentTools("unannounced").append_to_document(text="2", action_and_reasoning=WHY)  # this process: no GRIP_URL
+    assert stream.quiet(seconds=0.5) == []
+    pushpin.call(token, "unannounced", "append_to_document", text="3", action_and_reasoning=WHY)
+
+    events = stream.collect(2)
+    assert [(event.json()["version"], event.json()["text"]) for event in events] == [(2, "2"), (3, "3")]
+    assert stream.quiet(seconds=1.5) == []
+    stream.close()
+
+
+def test_streams_held_by_pushpin_hold_no_django_worker(pushpin, token):
+    assert_a_write_goes_on_beside_open_streams(pushpin, token, "held", count=12)  # gunicorn has 2 sync workers
+
+
+def test_a_write_does_not_wait_for_pushpin_and_its_streams_catch_up_on_reconnect(token):
+    require_pushpin()
+    server = PushpinServer()
+    try:
+        seen = last_event_id(server, token, "no-pushpin")
+        server.process.terminate()
+        server.process.wait(timeout=10)
+        started = time.monotonic()
+        answer = server.origin.call(token, "no-pushpin", "append_to_document", text="2", action_and_reasoning=WHY)
+        assert answer["success"] is True and time.monotonic() - started < 1
+        assert "could not publish to Pushpin" in wait_for_output(server.origin, "could not publish to Pushpin")
+    finally:
+        server.stop()
+
+    again = PushpinServer()  # a new Pushpin: the client reconnects with its last id
+    try:
+        replay = subscribe(again, token, "no-pushpin", **{"Last-Event-ID": seen})
+        event = replay.next(timeout=5)
+        assert (event.json()["version"], event.json()["text"]) == (2, "2")
+        replay.close()
+    finally:
+        again.stop()
+
+
+def wait_for_output(server, text: str, timeout: float = 10) -> str:
+    deadline = time.monotonic() + timeout
+    while text not in (output := server.output()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return output

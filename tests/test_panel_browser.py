@@ -1,4 +1,5 @@
-"""The live panel in headless Chromium, against a real server: what a person sees."""
+"""The live panel in headless Chromium, against a real server (uvicorn, and
+Pushpin in front of gunicorn): what a person sees."""
 
 import os
 import shutil
@@ -31,6 +32,11 @@ def user_token(user):
     user.password = make_password("pw", hasher="pbkdf2_sha256")  # a hash the server's settings know
     user.save()
     return Token.objects.create(user=user).key
+
+
+@pytest.fixture(scope="module")
+def server(stream_server):
+    return stream_server
 
 
 def launch(playwright):

@@ -11,6 +11,7 @@ from .conf import conf
 def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
     return [
         *_check_event_settings(),
+        *_check_grip_settings(),
         *_check_max_document_chars(),
         *_check_event_max_chars(),
         *_check_revision_keep_days(),
@@ -45,6 +46,34 @@ def _check_event_settings():
             "changes from the revision log, so viewers miss them.",
             hint=f"Set EVENTSTREAM_STORAGE_CLASS = {STORAGE!r}.",
             id="workspace.E010",
+        )
+
+
+def _check_grip_settings():
+    """Behind Pushpin: its signature must be checked, or anyone could send the GRIP-only parameters."""
+    if not getattr(settings, "GRIP_URL", None):
+        return
+    from gripcontrol import parse_grip_uri
+
+    if "django_grip.GripMiddleware" not in settings.MIDDLEWARE:
+        yield checks.Error(
+            "GRIP_URL is set but django_grip.GripMiddleware is not in MIDDLEWARE: requests from Pushpin "
+            "are not recognised, so the event streams it holds cannot start.",
+            hint="Add 'django_grip.GripMiddleware' to MIDDLEWARE.",
+            id="workspace.E013",
+        )
+    proxy = parse_grip_uri(settings.GRIP_URL)
+    if not proxy.get("key"):  # (django-grip reads "key" even where a verify-key is given)
+        yield checks.Error(
+            "GRIP_URL names no key: django-grip would take any request with a Grip-Sig header as Pushpin's.",
+            hint="Add ?key=<Pushpin's sig_key> to GRIP_URL (the demo: set GRIP_KEY).",
+            id="workspace.E014",
+        )
+    if getattr(settings, "GRIP_PROXIES", None):
+        yield checks.Error(
+            "GRIP_PROXIES is set beside GRIP_URL: django-grip adds GRIP_URL to that list again on every request.",
+            hint="Name Pushpin in GRIP_URL alone.",
+            id="workspace.E015",
         )
 
 

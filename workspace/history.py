@@ -87,6 +87,17 @@ def newest_event_id(thread_id: str) -> int:
     )
 
 
+def event_ids_around(thread_id: str, version: int) -> tuple[int | None, int | None]:
+    """The event ids of the thread's changes ``version`` and ``version - 1``
+    (version 1 follows event 0); None where not kept."""
+    ids = dict(
+        Revision.objects.filter(document__thread_id=thread_id, version__in=[version - 1, version]).values_list(
+            "version", "pk"
+        )
+    )
+    return ids.get(version), (0 if version == 1 else ids.get(version - 1))
+
+
 def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> list[dict] | None:
     """The changes after event ``after`` (a revision's key; 0: from the first
     version), oldest first, at most ``limit``, as the data of their ``document``

@@ -23,6 +23,7 @@ from rest_framework.views import APIView
 from . import history
 from .access import can_access
 from .calls import IDEMPOTENCY_KEY_PATTERN, CallOptions
+from .events import grip
 from .events.stream import stream_response
 from .exceptions import (
     RETRY_AFTER_SECONDS,
@@ -293,6 +294,11 @@ class EventStreamView(WorkspaceView):
     (a token for programs, the session cookie for the panel) and policy."""
 
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+
+    def get_authenticators(self):
+        if grip.proxied(self.request):
+            return [*super().get_authenticators(), grip.LinkAuthentication()]
+        return super().get_authenticators()
 
     @documented(
         parameters=[THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],

@@ -16,15 +16,25 @@ What it relies on:
 - ``views.RedisListener``: what the manager starts on the first stream when
   ``EVENTSTREAM_REDIS`` is set; its ``redis_client`` and ``listen()``; the
   manager's ``redis_listener_started`` flag and ``start_redis_listener()``,
-  to start it without a stream (for MCP subscriptions).
+  to start it without a stream (for MCP subscriptions);
+- behind a GRIP proxy (Pushpin): ``utils.sse_encode_event`` with ``escape``
+  and the ``%I`` id that Pushpin's ``build-id`` filter fills in, and the
+  proxy channel ``events-<quoted channel>`` that ``EventResponse.to_grip_response``
+  holds a stream on (what its own ``utils.publish_event`` publishes); the
+  ``es-meta`` parameter of the links it gives Pushpin: a JWT signed with
+  SECRET_KEY (HS256) whose ``user`` is the stream's user's key, and ``exp``.
 """
 
 import asyncio
+from urllib.parse import quote
 
+import jwt
+from django.conf import settings
 from django_eventstream.event import Event
 from django_eventstream.models import Event as StoredEvent
 from django_eventstream.models import EventCounter
 from django_eventstream.storage import EventDoesNotExist, StorageBase
+from django_eventstream.utils import sse_encode_event
 from django_eventstream.views import RedisListener, get_listener_manager
 
 __all__ = [
@@ -34,6 +44,8 @@ __all__ = [
     "RedisListener",
     "StorageBase",
     "StoredEvent",
+    "grip_item",
+    "link_user_key",
     "replace_redis_listener",
     "start_redis_listener",
     "wake_listeners",
@@ -73,3 +85,29 @@ def start_redis_listener() -> None:
             return
         manager.redis_listener_started = True
     asyncio.get_running_loop().create_task(manager.start_redis_listener())
+
+
+def grip_item(event: Event, previous_id: int | None) -> dict:
+    """The item to publish to Pushpin for ``event``, as ``utils.publish_event``
+    builds it; ``previous_id``: the id before it on its channel (None: unknown,
+    delivered to every stream without checking for a gap)."""
+    item = {
+        "channel": f"events-{quote(event.channel)}",
+        "id": str(event.id),
+        "formats": {
+            "http-stream": {
+                "content": sse_encode_event(event.type, event.data, event_id="%I", escape=True),
+                "content-filters": ["build-id"],
+            }
+        },
+    }
+    if previous_id is not None:
+        item["prev-id"] = str(previous_id)
+    return item
+
+
+def link_user_key(es_meta: str) -> str:
+    """The key of the user whose stream a link's ``es-meta`` continues;
+    ``jwt.InvalidTokenError`` when it is not one django-eventstream signed, or has expired."""
+    meta = jwt.decode(es_meta, settings.SECRET_KEY.encode(), algorithms=["HS256"], options={"require": ["exp"]})
+    return str(meta["user"])

@@ -71,6 +71,15 @@ class ThreadEventStorage(StorageBase):
         finally:
             close_old_connections()
 
+    def document_event(self, change) -> tuple[Event, int | None] | None:
+        """The event of a committed ``DocumentChange`` and the id before it on
+        its channel (None: not kept); None when its revision is gone already."""
+        event_id, previous_id = history.event_ids_around(change.thread_id, change.version)
+        if event_id is None:
+            return None
+        data = document_event_data(change.thread_id, vars(change))
+        return Event(DOCUMENT_PREFIX + change.thread_id, "document", encode(data), id=event_id), previous_id
+
     def _document_events(self, channel: str, last_id: int, limit: int) -> list:
         thread_id = channel.removeprefix(DOCUMENT_PREFIX)
         changes = history.changes_after(thread_id, last_id, limit, conf.EVENT_MAX_CHARS)

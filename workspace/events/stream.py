@@ -9,11 +9,12 @@ from django_eventstream.views import events as eventstream_view
 
 from ..conf import conf
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
-from . import slots
+from . import grip, slots
 from .channels import channels_of
 
-# Parameters meant for a GRIP proxy (Pushpin), which this app does not use;
-# django-eventstream would answer "recover" and a bad "es-meta" with a 500.
+# Parameters of the links django-eventstream gives Pushpin (``grip``); from
+# anyone else they are refused (django-eventstream would trust "es-meta"'s
+# user, and answer "recover" without Pushpin with a 500).
 PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
 
 
@@ -21,13 +22,15 @@ def stream_response(request, thread_id: str):
     """The stream of one thread's channels, for an authenticated Django request
     whose access was already checked. Refuses, before streaming, what
     django-eventstream would fail on mid-stream."""
+    if grip.proxied(request):
+        return _grip_response(request, thread_id)
     proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
     if proxy_only:
         raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
     _check_last_event_id(request, thread_id)
     if not isinstance(request, ASGIRequest):
         # Under WSGI the endless stream would hold a sync worker for good.
-        raise ServiceUnavailable("event streams are served by the ASGI server; route /events/ there")
+        raise ServiceUnavailable("event streams are served by the ASGI server or through Pushpin; route /events/ there")
     slot = slots.acquire(request.user)
     if slot is None:
         raise TooManyStreams(
@@ -42,7 +45,19 @@ def stream_response(request, thread_id: str):
     return response
 
 
-EVENT_ID_PART = re.compile(r"([^,:]+):([0-9]{1,18})")
+def _grip_response(request, thread_id: str):
+    """Pushpin's request: what the client missed, and how to hold its stream."""
+    if "link" not in request.GET:  # the client's own request, not one of the links given to Pushpin
+        _check_last_event_id(request, thread_id)
+    if any(not EVENT_NUMBER.fullmatch(last) for last in request.grip.last.values()):
+        raise InvalidArguments("Grip-Last holds an id this stream never gave")
+    response = eventstream_view(request, channels=channels_of(thread_id))
+    close_old_connections()
+    return response
+
+
+EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
+EVENT_ID_PART = re.compile(rf"([^,:]+):({EVENT_NUMBER.pattern})")
 
 
 def _check_last_event_id(request, thread_id: str) -> None:
