@@ -1,9 +1,14 @@
 """What the benchmarks that start server processes share: Django set up in
 this process, the database migrated, an agent token, and percentiles."""
 
+import contextlib
 import os
+import re
+import subprocess
 import sys
+import tempfile
 from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
@@ -30,3 +35,54 @@ def database_and_token(username: str) -> tuple[str, str]:
 def percentile(values: list[float], fraction: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(fraction * (len(ordered) - 1))))]
+
+
+@contextlib.contextmanager
+def baseline_server(revision: str, database_url: str, command: list[str], **environment: str):
+    """A server (``command``, as for ``tests.live.Server``) on a checkout of
+    ``revision`` and a database of its own; yields it and its agent's token."""
+    from tests.live import REPOSITORY, Server
+
+    with tempfile.TemporaryDirectory() as directory:
+        workdir = Path(directory) / "baseline"
+        subprocess.run(
+            ["git", "-C", str(REPOSITORY), "worktree", "add", "--detach", str(workdir), revision],
+            check=True,
+            capture_output=True,
+        )
+        try:
+            baseline_url = urlunsplit(urlsplit(database_url)._replace(path="/workspace_bench_baseline"))
+            import psycopg
+
+            with psycopg.connect(database_url, autocommit=True) as admin:
+                admin.execute("DROP DATABASE IF EXISTS workspace_bench_baseline")
+                admin.execute("CREATE DATABASE workspace_bench_baseline")
+            env = {**os.environ, "DATABASE_URL": baseline_url, "DJANGO_SETTINGS_MODULE": "project.settings"}
+            subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=workdir, env=env, check=True)
+            output = subprocess.run(
+                [sys.executable, "manage.py", "demo_user", "--username", "bench"],
+                cwd=workdir,
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+            token = re.search(r"Agent token: (\w+)", output).group(1)
+            server = Server(
+                database_url=baseline_url,
+                command=command,
+                cwd=workdir,
+                DJANGO_DEBUG="0",
+                DJANGO_SECRET_KEY="bench",
+                WORKSPACE_RATE_WRITES="off",  # as for this tree (older revisions have no rates)
+                WORKSPACE_RATE_READS="off",
+                **environment,
+            )
+            try:
+                yield server, token
+            finally:
+                server.stop()
+        finally:
+            subprocess.run(
+                ["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(workdir)], capture_output=True
+            )

@@ -18,18 +18,16 @@ DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughp
 
 import argparse
 import json
-import os
 import re
 import subprocess
 import sys
 import tempfile
 import uuid
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
-from live_setup import database_and_token
+from live_setup import baseline_server, database_and_token
 
-from tests.live import REPOSITORY, Server
+from tests.live import Server
 
 BASELINE = "0a322eb"  # main before history: events in a second transaction
 CONNECTIONS = 16
@@ -88,43 +86,6 @@ def _milliseconds(value: str) -> float:
     return float(number) * {"us": 0.001, "ms": 1, "s": 1000}[unit]
 
 
-def baseline_server(revision: str, database_url: str, workdir: Path) -> tuple[Server, str]:
-    """A checkout of ``revision`` served on a database of its own; and its token."""
-    subprocess.run(
-        ["git", "-C", str(REPOSITORY), "worktree", "add", "--detach", str(workdir), revision],
-        check=True,
-        capture_output=True,
-    )
-    parts = urlsplit(database_url)
-    baseline_url = urlunsplit(parts._replace(path="/workspace_bench_baseline"))
-    import psycopg
-
-    with psycopg.connect(database_url, autocommit=True) as admin:
-        admin.execute("DROP DATABASE IF EXISTS workspace_bench_baseline")
-        admin.execute("CREATE DATABASE workspace_bench_baseline")
-    env = {**os.environ, "DATABASE_URL": baseline_url, "DJANGO_SETTINGS_MODULE": "project.settings"}
-    subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=workdir, env=env, check=True)
-    output = subprocess.run(
-        [sys.executable, "manage.py", "demo_user", "--username", "bench"],
-        cwd=workdir,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout
-    token = re.search(r"Agent token: (\w+)", output).group(1)
-    command = [*Server.GUNICORN, "--workers", "2"]
-    return Server(
-        database_url=baseline_url,
-        command=command,
-        cwd=workdir,
-        DJANGO_DEBUG="0",
-        DJANGO_SECRET_KEY="bench",
-        WORKSPACE_RATE_WRITES="off",  # as for this tree (older revisions have no rates)
-        WORKSPACE_RATE_READS="off",
-    ), token
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=10)
@@ -160,20 +121,8 @@ def main() -> None:
         doubled = document["length"] != document["version"] * len(CHUNK)
     finally:
         server.stop()
-    with tempfile.TemporaryDirectory() as directory:
-        workdir = Path(directory) / "baseline"
-        try:
-            baseline, baseline_token = baseline_server(arguments.baseline, database_url, workdir)
-            try:
-                rows[f"update_document, {arguments.baseline}"] = wrk(
-                    baseline.url, update, baseline_token, body, arguments.seconds
-                )
-            finally:
-                baseline.stop()
-        finally:
-            subprocess.run(
-                ["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(workdir)], capture_output=True
-            )
+    with baseline_server(arguments.baseline, database_url, [*Server.GUNICORN, "--workers", "2"]) as (baseline, key):
+        rows[f"update_document, {arguments.baseline}"] = wrk(baseline.url, update, key, body, arguments.seconds)
 
     ceiling = rows["bare DRF (ceiling)"]["rate"]
     print(f"gunicorn, 2 sync workers, PostgreSQL; wrk, {CONNECTIONS} connections, {arguments.seconds} s each")

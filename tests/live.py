@@ -194,6 +194,17 @@ class PushpinServer(Server):
         self.directory.cleanup()
 
 
+def process_tree(pid: int) -> list[int]:
+    """``pid`` and every process it started, and theirs."""
+    pids, pending = [], [pid]
+    while pending:
+        current = pending.pop()
+        pids.append(current)
+        for task in Path(f"/proc/{current}/task").iterdir():
+            pending.extend(int(child) for child in (task / "children").read_text().split())
+    return pids
+
+
 def start_server(kind: str, **environment: str) -> Server:
     """``kind``: "uvicorn" (the README's run command) or "pushpin" (Pushpin in front of gunicorn)."""
     return PushpinServer(**environment) if kind == "pushpin" else Server(**environment)

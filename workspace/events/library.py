@@ -8,15 +8,17 @@ What it relies on:
 - ``models.Event`` / ``models.EventCounter``: the library's own event tables,
   still used for artifact events, including the ``eid=0`` placeholder row its
   ``DjangoModelStorage.get_events`` resumes a new channel from;
-- ``views.get_listener_manager()``: ``lock``, ``listeners_by_channel``,
-  ``redis_listener``; each listener's ``overflow`` flag and
-  ``wake_threadsafe()``. A woken listener whose ``overflow`` is set reads its
-  channels from the storage again, after the last id it sent: that is how
-  every event reaches a stream, in order, once;
-- ``views.RedisListener``: what the manager starts on the first stream when
-  ``EVENTSTREAM_REDIS`` is set; its ``redis_client`` and ``listen()``; the
-  manager's ``redis_listener_started`` flag and ``start_redis_listener()``,
-  to start it without a stream (for MCP subscriptions);
+- ``eventrequest.EventRequest`` (a stream request's channels, user and last
+  ids) and ``eventstream.get_events`` (what follows them, access checked,
+  with ``channel_reset`` and ``channel_more``), ``EventPermissionError``;
+  ``utils``' ``make_id``, ``sse_encode_event``, ``sse_encode_error`` and
+  ``add_default_headers``: the streams this app holds speak the library's
+  format without its view (``body``);
+- ``views.get_listener_manager()``: its ``redis_listener`` (what it starts
+  on the first stream when ``EVENTSTREAM_REDIS`` is set), ``lock``,
+  ``redis_listener_started`` and ``start_redis_listener()``, to start ours
+  without the library's view; ``views.RedisListener``, its
+  ``redis_client`` and ``listen()``;
 - behind a GRIP proxy (Pushpin): ``utils.sse_encode_event`` with ``escape``
   and the ``%I`` id that Pushpin's ``build-id`` filter fills in, and the
   proxy channel ``events-<quoted channel>`` that ``EventResponse.to_grip_response``
@@ -31,40 +33,33 @@ from urllib.parse import quote
 import jwt
 from django.conf import settings
 from django_eventstream.event import Event
+from django_eventstream.eventrequest import EventRequest
+from django_eventstream.eventstream import EventPermissionError, get_events
 from django_eventstream.models import Event as StoredEvent
 from django_eventstream.models import EventCounter
 from django_eventstream.storage import EventDoesNotExist, StorageBase
-from django_eventstream.utils import sse_encode_event
+from django_eventstream.utils import add_default_headers, make_id, sse_encode_error, sse_encode_event
 from django_eventstream.views import RedisListener, get_listener_manager
 
 __all__ = [
     "Event",
     "EventCounter",
     "EventDoesNotExist",
+    "EventPermissionError",
+    "EventRequest",
     "RedisListener",
     "StorageBase",
     "StoredEvent",
+    "add_default_headers",
+    "get_events",
     "grip_item",
     "link_user_key",
+    "make_id",
     "replace_redis_listener",
+    "sse_encode_error",
+    "sse_encode_event",
     "start_redis_listener",
-    "wake_listeners",
 ]
-
-
-def wake_listeners(channel: str | None = None) -> None:
-    """Have every open stream of this process on ``channel`` (None: on any
-    channel) read the storage for what it has not sent yet."""
-    manager = get_listener_manager()
-    with manager.lock:
-        if channel is None:
-            listeners = {listener for members in manager.listeners_by_channel.values() for listener in members}
-        else:
-            listeners = set(manager.listeners_by_channel.get(channel, ()))
-        for listener in listeners:
-            listener.overflow = True
-    for listener in listeners:
-        listener.wake_threadsafe()
 
 
 def replace_redis_listener(listener_class: type) -> None:

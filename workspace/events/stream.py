@@ -5,12 +5,15 @@ from urllib.parse import unquote
 
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
+from django.http import StreamingHttpResponse
 from django_eventstream.views import events as eventstream_view
 
 from ..conf import conf
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
 from . import grip, slots
+from .body import body
 from .channels import channels_of
+from .library import EventRequest, add_default_headers
 
 # Parameters of the links django-eventstream gives Pushpin (``grip``); from
 # anyone else they are refused (django-eventstream would trust "es-meta"'s
@@ -36,12 +39,14 @@ def stream_response(request, thread_id: str):
         raise TooManyStreams(
             f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); close one first"
         )
-    response = eventstream_view(request, channels=channels_of(thread_id))
-    close_old_connections()  # authentication is done; the stream reads through the storage
-    if response.streaming:
-        response.streaming_content = slots.holding(response.streaming_content, slot)
-    else:  # refused by django-eventstream: no stream to hold the slot
+    try:
+        event_request = EventRequest(request, view_kwargs={"channels": channels_of(thread_id)})
+    except EventRequest.Error as error:
         slots.release(slot)
+        raise InvalidArguments(str(error)) from None
+    close_old_connections()  # authentication is done; the stream reads through the storage
+    response = StreamingHttpResponse(slots.holding(body(event_request), slot), content_type="text/event-stream")
+    add_default_headers(response, request=request)
     return response
 
 

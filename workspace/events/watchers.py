@@ -1,12 +1,12 @@
-"""Watchers of changed channels besides the event streams (the MCP
-subscriptions): told whenever this process wakes its streams, after a local
-commit and when Redis says that another process committed one."""
+"""Who hears that a channel changed: the streams this process holds (``feed``)
+and the MCP subscriptions; told after a local commit, and when Redis says
+that another process committed one."""
 
 import logging
 import threading
 from collections.abc import Callable
 
-from .library import start_redis_listener, wake_listeners
+from .library import start_redis_listener
 
 logger = logging.getLogger(__name__)
 
@@ -34,12 +34,11 @@ def watch(watcher: Watcher) -> Callable[[], None]:
 
 
 def channel_changed(channel: str | None = None) -> None:
-    """Wake the streams on ``channel`` (None: on every channel) and tell the watchers."""
-    wake_listeners(channel)
+    """Tell every watcher that ``channel`` changed (None: any channel may have)."""
     with _lock:
         watchers = list(_watchers.values())
     for watcher in watchers:
         try:
             watcher(channel)
-        except Exception:  # one broken watcher must not keep the others or the streams uninformed
+        except Exception:  # one broken watcher must not keep the others uninformed
             logger.exception("a watcher of channel %r failed", channel)

@@ -1,0 +1,98 @@
+"""What a stream held by this process (ASGI) sends, in django-eventstream's
+format: the opening padding and ``stream-open``, a ``stream-reset`` where
+the client's last id is gone, then each event with the ids of every channel.
+
+The stream reads the storage itself when it opens and after a gap; the
+changes that wake it are read through the ``feed``, once for all the
+streams of the process. It holds no thread while it waits.
+"""
+
+from asgiref.sync import SyncToAsync, sync_to_async
+from django.db import close_old_connections
+
+from . import feed
+from .library import EventPermissionError, get_events, make_id, sse_encode_error, sse_encode_event
+
+KEEP_ALIVE_SECONDS = 20
+OPENING = ":" + " " * 2048 + "\n\nevent: stream-open\ndata:\n\n"
+KEEP_ALIVE = "event: keep-alive\ndata:\n\n"
+
+
+async def body(event_request):
+    """The stream's chunks for ``event_request`` (django-eventstream's
+    ``EventRequest``: the channels, the user, the last ids the client gave)."""
+    _give_back_the_request_thread()
+    listener = feed.current().listen(event_request.channels)  # before reading: no change falls between
+    try:
+        yield OPENING.encode()
+        while True:
+            # Read the storage: at the start, after a gap, and page by page.
+            try:
+                response = await _read_storage(event_request)
+            except EventPermissionError as error:
+                yield sse_encode_error("forbidden", str(error), extra={"channels": error.channels}).encode()
+                return
+            last_ids = dict(response.channel_last_ids)
+            chunk = ""
+            if response.channel_reset:
+                chunk += sse_encode_event(
+                    "stream-reset",
+                    {"channels": sorted(response.channel_reset)},
+                    event_id=make_id(last_ids),
+                    json_encode=True,
+                )
+            for channel, events in response.channel_items.items():
+                chunk += _encode(events, channel, last_ids)
+            event_request.channel_last_ids = listener.last_ids = last_ids
+            if chunk:
+                yield chunk.encode()
+            if response.channel_more:
+                continue
+            # Caught up: wait for changes, read through the feed.
+            while True:
+                changed = await listener.wait(KEEP_ALIVE_SECONDS)
+                if changed is None:
+                    yield KEEP_ALIVE.encode()
+                    continue
+                chunk, gap = "", False
+                for channel in sorted(changed):
+                    events = await listener.feed.events_after(channel, int(last_ids[channel]))
+                    if events is None:
+                        gap = True
+                        break
+                    chunk += _encode(events, channel, last_ids)
+                if chunk:
+                    yield chunk.encode()
+                if gap:
+                    break
+    finally:
+        listener.close()
+
+
+def _encode(events, channel: str, last_ids: dict) -> str:
+    chunk = ""
+    for event in events:
+        last_ids[channel] = event.id
+        chunk += sse_encode_event(event.type, event.data, event_id=make_id(last_ids))
+    return chunk
+
+
+@sync_to_async(thread_sensitive=False)
+def _read_storage(event_request):
+    try:
+        return get_events(event_request)
+    finally:
+        close_old_connections()
+
+
+def _give_back_the_request_thread() -> None:
+    """Django runs an ASGI request's synchronous code in a thread kept for
+    that request until its response ends: for a stream, as long as its
+    viewer stays. Nothing here needs it (reads run in the loop's shared
+    worker threads), so end it now. (asgiref 3.x keeps the thread's
+    executor per ``ThreadSensitiveContext``; a later synchronous step of
+    the request, such as closing the response, gets a new one.)"""
+    context = SyncToAsync.thread_sensitive_context.get(None)
+    executor = SyncToAsync.context_to_thread_executor.pop(context, None) if context is not None else None
+    if executor is not None:
+        executor.shutdown(wait=False)
