@@ -68,16 +68,13 @@ def baseline_server(revision: str, database_url: str, command: list[str], **envi
                 text=True,
             ).stdout
             token = re.search(r"Agent token: (\w+)", output).group(1)
-            server = Server(
-                database_url=baseline_url,
-                command=command,
-                cwd=workdir,
-                DJANGO_DEBUG="0",
-                DJANGO_SECRET_KEY="bench",
-                WORKSPACE_RATE_WRITES="off",  # as for this tree (older revisions have no rates)
-                WORKSPACE_RATE_READS="off",
-                **environment,
-            )
+            defaults = {
+                "DJANGO_DEBUG": "0",
+                "DJANGO_SECRET_KEY": "bench",
+                "WORKSPACE_RATE_WRITES": "off",  # as for this tree (older revisions have no rates)
+                "WORKSPACE_RATE_READS": "off",
+            }
+            server = Server(database_url=baseline_url, command=command, cwd=workdir, **{**defaults, **environment})
             try:
                 yield server, token
             finally:

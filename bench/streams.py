@@ -40,15 +40,19 @@ OPEN_CONCURRENCY = 32  # streams a client process opens at once
 
 
 VERSION = re.compile(rb'^data: \{.*?"version": ([0-9]+)', re.MULTILINE)
+EVENT_ID = re.compile(rb"^id: (.+)$", re.MULTILINE)
 
 
 class StreamProtocol(asyncio.Protocol):
     """One subscriber: sends the request, decodes the chunked body as it comes
-    (a callback per read, no task: the client must cost less than the server)
-    and notes when each version's event arrived."""
+    (a callback per read, no task: the client must cost less than the server),
+    notes when each version's event arrived, and, as a browser's EventSource
+    does, reconnects with the last event id it got when the server closes
+    the stream (``closed(last_id)``)."""
 
-    def __init__(self, request: bytes, arrivals: dict[int, list[float]], opened, failed):
-        self.request, self.arrivals, self.opened, self.failed = request, arrivals, opened, failed
+    def __init__(self, request: bytes, arrivals: dict[int, list[float]], opened, failed, closed):
+        self.request, self.arrivals, self.opened, self.failed, self.closed = request, arrivals, opened, failed, closed
+        self.last_id = None
         self.raw = b""  # bytes not yet decoded
         self.text = b""  # decoded body not yet split into lines
         self.headers_done = False
@@ -85,24 +89,29 @@ class StreamProtocol(asyncio.Protocol):
         complete, _, self.text = self.text.rpartition(b"\n")
         for match in VERSION.finditer(complete):
             self.arrivals.setdefault(int(match.group(1)), []).append(now)
+        ids = EVENT_ID.findall(complete)
+        self.last_id = ids[-1] if ids else self.last_id
 
     def connection_lost(self, exc) -> None:
         if not self.headers_done:
             self.failed(f"closed before answering: {exc!r}")
+        else:
+            self.closed(self.last_id)
 
 
 async def _client(port: int, path: str, token: str, count: int, connection) -> None:
     loop = asyncio.get_running_loop()
     request = (
         f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Token {token}\r\n"
-        "Accept: text/event-stream\r\n\r\n"
+        "Accept: text/event-stream\r\n"
     ).encode()
     streams: list[dict[int, list[float]]] = [{} for _ in range(count)]
     failures: list[str] = []
     limit = asyncio.Semaphore(OPEN_CONCURRENCY)
-    settled = 0
+    settled = reconnects = 0
+    stopping = False
 
-    async def open_one(arrivals):
+    async def open_one(arrivals, last_id: bytes | None = None):
         nonlocal settled
         await limit.acquire()
         answered = loop.create_future()
@@ -110,13 +119,22 @@ async def _client(port: int, path: str, token: str, count: int, connection) -> N
         def settle(failure=None):
             nonlocal settled
             if not answered.done():
-                settled += 1
+                settled += last_id is None  # a first open
                 failures.extend([failure] if failure else [])
                 answered.set_result(None)
                 limit.release()
 
+        def reopen(seen: bytes | None) -> None:
+            nonlocal reconnects
+            if not stopping:
+                reconnects += 1
+                tasks.append(asyncio.create_task(open_one(arrivals, seen)))
+
+        resume = b"Last-Event-ID: " + last_id + b"\r\n" if last_id else b""
         try:
-            await loop.create_connection(lambda: StreamProtocol(request, arrivals, settle, settle), "127.0.0.1", port)
+            await loop.create_connection(
+                lambda: StreamProtocol(request + resume + b"\r\n", arrivals, settle, settle, reopen), "127.0.0.1", port
+            )
         except OSError as error:
             settle(repr(error))
 
@@ -125,9 +143,10 @@ async def _client(port: int, path: str, token: str, count: int, connection) -> N
         await asyncio.sleep(0.1)
     connection.send(("open", count - len(failures)))
     await loop.run_in_executor(None, connection.recv)  # the parent says: stop
+    stopping = True
     for task in tasks:
         task.cancel()
-    connection.send(("done", streams, failures))
+    connection.send(("done", streams, failures, reconnects))
 
 
 def client_process(port: int, path: str, token: str, count: int, connection) -> None:
@@ -174,7 +193,9 @@ ENVIRONMENT = {"WORKSPACE_RATE_READS": "off", "WORKSPACE_RATE_WRITES": "off", "W
 def run(kind: str, count: int, clients: int, gap: float, database_url: str, token: str) -> dict:
     server = PushpinServer(database_url, **ENVIRONMENT) if kind == "pushpin" else Server(database_url, **ENVIRONMENT)
     try:
-        return measure(server, token, kind, count, clients, gap)
+        row = measure(server, token, kind, count, clients, gap)
+        row["complaints"] = [line for line in server.output().splitlines() if "[ERR]" in line or "[WARN]" in line]
+        return row
     finally:
         server.stop()
 
@@ -210,11 +231,12 @@ def measure(server: Server, token: str, kind: str, count: int, clients: int, gap
 
     for pipe in pipes:
         pipe.send("stop")
-    delays, missing, twice, failures = [], 0, 0, []
+    delays, missing, twice, failures, reconnects = [], 0, 0, [], 0
     by_version = {version: [] for version in range(1, WRITES + 1)}
     for pipe in pipes:
-        _, streams, failed = pipe.recv()
+        _, streams, failed, reopened = pipe.recv()
         failures += failed
+        reconnects += reopened
         for arrivals in streams:
             for version in range(1, WRITES + 1):
                 times = arrivals.get(version, [])
@@ -230,6 +252,7 @@ def measure(server: Server, token: str, kind: str, count: int, clients: int, gap
         "opened": opened,
         "open_s": open_seconds,
         "failures": failures,
+        "reconnects": reconnects,
         "missing": missing,
         "twice": twice,
         "p50": statistics.median(delays) if delays else float("nan"),
@@ -289,6 +312,10 @@ def main() -> None:
                 "         slowest delivery of each write, ms:", " ".join(f"{ms:.0f}" for ms in row["slowest_by_write"])
             )
             print("         answer of each write, ms:", " ".join(f"{ms:.0f}" for ms in row["answers"]))
+        if row.get("complaints"):
+            print(f"         the servers logged {len(row['complaints'])} warnings, e.g. {row['complaints'][0][:200]}")
+        if row["reconnects"]:
+            print(f"         {row['reconnects']} streams closed by the server and reopened with their last id")
         if row["failures"]:
             print(f"         {len(row['failures'])} streams failed to open, e.g. {row['failures'][0]}")
     print(

@@ -2,4 +2,8 @@
 
 from project.settings import *  # noqa: F401,F403
 
-WORKSPACE_TOOL_COLLECTIONS = ["workspace.tools.documents.DocumentTools", "tests.server_tools.DyingTools"]
+WORKSPACE_TOOL_COLLECTIONS = [
+    "workspace.tools.documents.DocumentTools",
+    "tests.server_tools.DyingTools",
+    "tests.server_tools.ChartTools",
+]

@@ -105,3 +105,31 @@ def test_rates_must_be_in_drf_notation(name, value):
 def test_max_streams_per_user_must_be_a_positive_integer(value):
     with override_settings(WORKSPACE_MAX_STREAMS_PER_USER=value):
         assert set(workspace_messages()) == {"workspace.E012"}
+
+
+GRIP_MIDDLEWARE = "django_grip.GripMiddleware"
+
+
+def test_pushpin_settings_with_a_key_and_the_middleware_pass(settings):
+    settings.GRIP_URL = "http://127.0.0.1:5561?key=shared-secret"
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, GRIP_MIDDLEWARE]
+    assert workspace_messages() == {}
+
+
+def test_pushpin_without_django_grips_middleware_is_an_error(settings):
+    settings.GRIP_URL = "http://127.0.0.1:5561?key=shared-secret"
+    assert set(workspace_messages()) == {"workspace.E013"}
+
+
+def test_pushpin_without_a_key_is_an_error(settings):
+    """Without one, django-grip takes any request with a Grip-Sig header as Pushpin's."""
+    settings.GRIP_URL = "http://127.0.0.1:5561"
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, GRIP_MIDDLEWARE]
+    assert set(workspace_messages()) == {"workspace.E014"}
+
+
+def test_pushpin_named_twice_is_an_error(settings):
+    settings.GRIP_URL = "http://127.0.0.1:5561?key=shared-secret"
+    settings.GRIP_PROXIES = [{"control_uri": "http://127.0.0.1:5561", "key": "shared-secret"}]
+    settings.MIDDLEWARE = [*settings.MIDDLEWARE, GRIP_MIDDLEWARE]
+    assert set(workspace_messages()) == {"workspace.E015"}

@@ -142,6 +142,26 @@ def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(s
     replay.close()
 
 
+@pytest.mark.parametrize("kind", ["uvicorn", "pushpin"])
+def test_artifacts_arrive_live_in_order(token, kind):
+    if kind == "pushpin":
+        require_pushpin()
+    server = start_server(kind, DJANGO_SETTINGS_MODULE="tests.server_settings")
+    try:
+        stream = subscribe(server, token, "charts")
+        for points in ([1], [2, 3]):
+            assert server.call(token, "charts", "make_chart", points=points, action_and_reasoning=WHY)["success"]
+        first, second = stream.collect(2, event_type="artifact")
+        assert first.json() == {"tool": "make_chart", "artifact": {"kind": "chart", "points": [1]}}
+        assert second.json()["artifact"]["points"] == [2, 3]
+        ids = [dict(part.rsplit(":", 1) for part in event.id.split(",")) for event in (first, second)]
+        assert int(ids[0][artifact_channel("charts")]) < int(ids[1][artifact_channel("charts")])
+        assert stream.quiet(event_type="artifact", seconds=1) == []
+        stream.close()
+    finally:
+        server.stop()
+
+
 def test_reconnecting_with_last_event_id_delivers_what_was_missed(server, token):
     seen = last_event_id(server, token, "gap")
     for text in ("2", "3", "4"):

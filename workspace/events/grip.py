@@ -10,7 +10,7 @@ missed one (a publish lost, or two processes' publishes crossing) is
 recovered by Pushpin asking Django for what follows its last id.
 
 Only a request that Pushpin signed (``Grip-Sig``, checked by django-grip's
-middleware against ``GRIP_VERIFY_KEY``) may use the GRIP-only parameters.
+middleware against the key in ``GRIP_URL``) may use the GRIP-only parameters.
 
 Publishing never holds a write: the request puts the event in a queue, and
 a thread of the process posts it, in order, with short timeouts, retrying

@@ -1,4 +1,5 @@
-"""The ``text/event-stream`` response of one thread."""
+"""The ``text/event-stream`` response of one thread: a stream this process
+holds (``body``), or, to a request from Pushpin, an answer at once (``grip``)."""
 
 import re
 from urllib.parse import unquote
