@@ -3,10 +3,13 @@
 - ``channels``: a thread's channels, and who may read them;
 - ``storage``: where streams read events: the revision log for document
   changes, django-eventstream's tables for artifacts;
-- ``sending``: after a commit, wake the streams that should read it;
+- ``sending``: after a commit, tell of the change;
 - ``fanout``: the same across server processes, through Redis;
-- ``watchers``: who else hears of a change (the MCP subscriptions);
-- ``stream``: the stream response of the API's view;
+- ``watchers``: who hears of a change: the ``feed`` and the MCP subscriptions;
+- ``feed``: the streams this process holds, and one read per change for them;
+- ``stream``: the stream response of the API's view; ``body``: what a
+  stream held by this process sends;
+- ``grip``: behind Pushpin, publishing to it and answering its requests;
 - ``library``: every reach into django-eventstream's internals.
 
 The settings name the classes by the short paths below.

@@ -2,11 +2,12 @@
 
 Nothing is sent inside the writing transaction: a change's event is its
 revision, and an artifact's event is stored by the tool's transaction. Once
-that commits, the streams of this process are woken and, with Redis, those
-of the others (``fanout``); each stream then reads from the storage what it
-has not sent yet. Behind Pushpin (``grip``) the event is also published to
-it, for the streams it holds. A commit that is never announced (the process died) is
-found by the next announcement on the thread, or by a reconnecting client.
+that commits, the streams of this process are told (``watchers``, ``feed``)
+and, with Redis, those of the others (``fanout``); they read from the
+storage what they have not sent yet. Behind Pushpin (``grip``) the event is
+also published to it, for the streams it holds. A commit that is never
+announced (the process died) is found by the next announcement on the
+thread, or by a reconnecting client.
 """
 
 from django.db import router, transaction
