@@ -172,18 +172,23 @@ class PushpinServer(Server):
             ["pushpin", "--config", str(config), "--merge-output"], stdout=self.log, stderr=subprocess.STDOUT
         )
         self._wait_until_up()
-        self._wait_until_publishing(publish_port)
+        self._wait_until_ready(publish_port)
 
-    def _wait_until_publishing(self, publish_port: int, timeout: float = 30) -> None:
+    def _wait_until_ready(self, publish_port: int, timeout: float = 30) -> None:
+        """Until Pushpin takes publishes and passes a request through to Django
+        (its port accepts connections before its other parts are ready)."""
         deadline = time.monotonic() + timeout
         while True:
             try:
                 with socket.create_connection(("127.0.0.1", publish_port), timeout=0.5):
+                    pass
+                if self.request("GET", "/api/workspace/tools/")[0] == 401:  # Django's answer, through Pushpin
                     return
-            except OSError:
-                if time.monotonic() > deadline:
-                    raise RuntimeError(f"Pushpin does not take publishes: {self.output()}") from None
-                time.sleep(0.1)
+            except (OSError, http.client.HTTPException, json.JSONDecodeError):
+                pass
+            if time.monotonic() > deadline:
+                raise RuntimeError(f"Pushpin is not ready: {self.output()}")
+            time.sleep(0.1)
 
     def output(self) -> str:
         return f"{super().output()}\n--- origin:\n{self.origin.output()}"

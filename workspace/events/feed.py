@@ -1,12 +1,14 @@
 """The open streams of this process (ASGI), and one read per change for all of them.
 
 A stream registers here, on the event loop, before its first read of the
-storage. When one of its channels changes (``watchers``: a local commit, or
-Redis), it is woken and asks ``events_after(channel, its last id)``: the
-streams that stand at the same event share one read of the storage, made in
-a worker thread, for that change. So a thousand viewers of one thread cost
-one query per change, not a thousand. A stream that reads from elsewhere (it
-fell behind, or more than a page came) reads the storage itself.
+storage, and keeps its last ids up to date. When one of its channels
+changes (``watchers``: a local commit, or Redis), the feed reads what
+follows each last id its streams stand at, once per distinct id, in a
+worker thread, and wakes each stream when its read is done; the stream
+takes the events from that read (``events_after``). So a thousand viewers
+of one thread cost one query per change, not a thousand. A stream that
+must read from elsewhere (the id is gone, or more than a page came) reads
+the storage itself.
 """
 
 import asyncio
@@ -89,11 +91,12 @@ class Feed:
                 if last_id is None:  # still reading the storage itself
                     listener.woken.set()
                     continue
-                if int(last_id) not in reads:
-                    reads[int(last_id)] = asyncio.ensure_future(_read(name, int(last_id)))
-                    waiting[int(last_id)] = []
-                    reads[int(last_id)].add_done_callback(functools.partial(_wake, waiting[int(last_id)]))
-                waiting[int(last_id)].append(listener)
+                after = int(last_id)
+                if after not in reads:
+                    reads[after] = asyncio.ensure_future(_read(name, after))
+                    waiting[after] = []
+                    reads[after].add_done_callback(functools.partial(_wake, waiting[after]))
+                waiting[after].append(listener)
 
     async def events_after(self, channel: str, last_id: int) -> list[Event] | None:
         """The events after ``last_id``, read once for every stream that asks
