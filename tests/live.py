@@ -146,14 +146,21 @@ class PushpinServer(Server):
     def __init__(self, database_url: str | None = None, workers: int = 2, **environment: str):
         import secrets
 
-        from deploy.pushpin import write_config
-
         key = secrets.token_urlsafe(32)
         publish_port = free_port()
         command = [*self.GUNICORN, "--workers", str(workers)]
         self.origin = Server(
             database_url, command, GRIP_URL=f"http://127.0.0.1:{publish_port}", GRIP_KEY=key, **environment
         )
+        try:
+            self._start_pushpin(key, publish_port)
+        except BaseException:
+            self.origin.stop()
+            raise
+
+    def _start_pushpin(self, key: str, publish_port: int) -> None:
+        from deploy.pushpin import write_config
+
         self.directory = tempfile.TemporaryDirectory()
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
