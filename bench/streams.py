@@ -299,12 +299,13 @@ def main() -> None:
     for row in rows:
         django_threads, django_mb = row["with_streams"]["django"]
         base_mb = row["before"]["django"][1]
-        per_subscriber = (django_mb - base_mb) * 1024 / row["subscribers"]
+        # Behind Pushpin the workers hold no stream: their growth is the requests', not the viewers'.
+        per_subscriber = "-" if row["kind"] == "pushpin" else f"{(django_mb - base_mb) * 1024 / row['subscribers']:.1f}"
         pushpin_mb = row["with_streams"].get("pushpin", (0, 0.0))[1]
         print(
             f"{row['kind']:>8} | {row['subscribers']:>6} | {row['open_s']:>6.1f} | {row['missing']:>7} | "
             f"{row['twice']:>5} | {row['p50']:>7.1f} | {row['p99']:>7.1f} | {row['max']:>7.1f} | "
-            f"{row['answer_p50']:>6.1f} | {django_threads:>10} | {django_mb:>9.1f} | {per_subscriber:>6.1f} | "
+            f"{row['answer_p50']:>6.1f} | {django_threads:>10} | {django_mb:>9.1f} | {per_subscriber:>6} | "
             f"{pushpin_mb:>10.1f}"
         )
         if arguments.per_write:
@@ -320,7 +321,7 @@ def main() -> None:
             print(f"         {len(row['failures'])} streams failed to open, e.g. {row['failures'][0]}")
     print(
         "django thr / MB: threads and resident memory of the Django processes (gunicorn's workers, or uvicorn)"
-        " with every stream open; KB/sub: their growth since before the streams, per subscriber;"
+        " with every stream open; KB/sub: their growth since before the streams, per subscriber (uvicorn);"
         " write: median answer time of the 20 appends"
     )
 

@@ -71,8 +71,9 @@ push_in_http_max_body_size=1000000
 stats_spec=ipc://{{rundir}}/{{ipc_prefix}}stats
 command_spec=tcp://127.0.0.1:{command_port}
 # Messages a second to all streams together, and how many may wait: a change
-# to a thread that 10,000 viewers hold is 10,000 messages. (Pushpin's defaults,
-# 2,500 and 25,000, took 4 s to reach 10,000 viewers and dropped the rest.)
+# to a thread that 10,000 viewers hold is 10,000 messages. (With Pushpin's
+# defaults, 2,500 and 25,000, bench/streams.py saw 10,000 viewers get their
+# events 10-15 s late, and most of them not at all within 10 s.)
 message_rate={message_rate}
 message_hwm={message_hwm}
 message_wait=5000

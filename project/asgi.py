@@ -23,5 +23,6 @@ application = asgi(django_application)
 
 # What is loaded by now lives as long as the process: out of the cyclic
 # collector's sight, its full collections no longer stall the streams this
-# process holds (bench/streams.py, 1,000 viewers: p99 457 -> 272 ms).
+# process holds (bench/streams.py, 1,000 viewers, back-to-back runs: p99
+# 457 -> 272 ms; later runs with it ranged 261-453 ms).
 gc.freeze()

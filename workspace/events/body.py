@@ -14,8 +14,8 @@ from . import feed
 from .library import EventPermissionError, get_events, make_id, sse_encode_error, sse_encode_event
 
 KEEP_ALIVE_SECONDS = 20
-OPENING = ":" + " " * 2048 + "\n\nevent: stream-open\ndata:\n\n"
-KEEP_ALIVE = "event: keep-alive\ndata:\n\n"
+OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
+KEEP_ALIVE = b"event: keep-alive\ndata:\n\n"
 
 
 async def body(event_request):
@@ -24,7 +24,7 @@ async def body(event_request):
     _give_back_the_request_thread()
     listener = feed.current().listen(event_request.channels)  # before reading: no change falls between
     try:
-        yield OPENING.encode()
+        yield OPENING
         while True:
             # Read the storage: at the start, after a gap, and page by page.
             try:
@@ -52,7 +52,7 @@ async def body(event_request):
             while True:
                 changed = await listener.wait(KEEP_ALIVE_SECONDS)
                 if changed is None:
-                    yield KEEP_ALIVE.encode()
+                    yield KEEP_ALIVE
                     continue
                 chunk, gap = "", False
                 for channel in sorted(changed):

@@ -58,7 +58,7 @@ class Feed:
         self.listeners: dict[str, set[Listener]] = {}
         # channel -> the id read after -> the shared read; dropped at every change of the channel.
         self.reads: dict[str, dict[int, asyncio.Future]] = {}
-        self.unwatch = watch(self.changed_threadsafe)
+        watch(self.changed_threadsafe)  # for as long as the loop runs
 
     def listen(self, channels) -> Listener:
         listener = Listener(self, set(channels))
