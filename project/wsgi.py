@@ -5,8 +5,27 @@ MCP, the event streams included; otherwise everything but those two.
 """
 
 import os
+import sys
+from importlib.abc import MetaPathFinder
 
-from django.core.wsgi import get_wsgi_application
+
+class WithoutCryptography(MetaPathFinder):
+    """PyJWT, which django-eventstream loads in every process (through
+    gripcontrol), imports cryptography whenever it is installed: 8 MB in each
+    worker. It is installed for MCP (mcp requires pyjwt[crypto]), which WSGI
+    never serves; the tokens these processes sign and check (GRIP, stream
+    links) are HS256, which PyJWT computes with hashlib. So WSGI workers go
+    without it, and code that imports it here is told why."""
+
+    def find_spec(self, name, path, target=None):
+        if name.partition(".")[0] == "cryptography":
+            raise ModuleNotFoundError(f"{name} is kept out of the WSGI workers: see project/wsgi.py", name=name)
+        return None
+
+
+sys.meta_path.insert(0, WithoutCryptography())
+
+from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 

@@ -54,3 +54,30 @@ def test_admin_login_behind_a_tls_proxy_needs_x_forwarded_proto_trusted(trusted,
             HTTP_HOST="testserver",
         )
     assert response.status_code == status
+
+
+WSGI_WORKER = """
+import sys
+from project.wsgi import application
+import jwt
+from django.test import Client
+status = Client(HTTP_HOST="localhost").get("/api/workspace/tools/").status_code
+token = jwt.encode({"sub": "x"}, "k" * 32, algorithm="HS256")
+print(status, jwt.decode(token, "k" * 32, algorithms=["HS256"]), "cryptography" in sys.modules)
+try:
+    import cryptography.x509
+except ImportError as error:
+    print(error)
+"""
+
+
+def test_a_wsgi_worker_signs_its_tokens_without_loading_cryptography():
+    """8 MB a worker that MCP's dependency would otherwise cost (project/wsgi.py)."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings"}
+    env.pop("DATABASE_URL", None)
+    worker = [sys.executable, "-c", WSGI_WORKER]
+    result = subprocess.run(worker, cwd=REPOSITORY, env=env, capture_output=True, text=True)
+    assert result.stdout.splitlines() == [
+        "401 {'sub': 'x'} False",
+        "cryptography is kept out of the WSGI workers: see project/wsgi.py",
+    ], result.stdout + result.stderr

@@ -1,10 +1,15 @@
 """GET schema/ and docs/: every endpoint described, each tool's body from its own signature."""
 
+import os
 import re
+import subprocess
+import sys
 
 import pytest
 
 from workspace.tools.registry import registered_tools
+
+from .live import REPOSITORY
 
 pytestmark = pytest.mark.django_db
 
@@ -56,3 +61,26 @@ def test_the_schema_is_public_and_says_the_endpoints_need_credentials(client):
     schema = client.get("/api/workspace/schema/").json()
     operation = schema["paths"]["/threads/{thread_id}/document/"]["get"]
     assert {"tokenAuth": []} in operation["security"] and {} not in operation["security"]
+
+
+SERVE_THEN_DOCUMENT = """
+import sys
+import django
+django.setup()
+from django.test import Client
+client = Client(HTTP_HOST="localhost")
+served = [client.get(path).status_code for path in ("/api/workspace/tools/", "/api/workspace/threads/t/document/")]
+loaded_by_serving = "drf_spectacular.openapi" in sys.modules
+schema = client.get("/api/workspace/schema/")
+print(served, loaded_by_serving, schema.status_code, "drf_spectacular.openapi" in sys.modules)
+"""
+
+
+def test_serving_the_api_leaves_drf_spectacular_unloaded_until_the_schema_is_asked_for():
+    """It costs each server process 5 MB; only the schema and docs pages use it."""
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "project.settings"}
+    env.pop("DATABASE_URL", None)
+    result = subprocess.run(
+        [sys.executable, "-c", SERVE_THEN_DOCUMENT], cwd=REPOSITORY, env=env, capture_output=True, text=True
+    )
+    assert result.stdout.split("\n")[-2] == "[401, 401] False 200 True", result.stdout + result.stderr

@@ -3,6 +3,11 @@
 Each tool call is its own path, whose request body is the JSON Schema the
 tool's signature gives (the one that validates it), so that clients and
 fuzzers see exactly what each tool takes.
+
+The endpoints' documentation lives here, not on the views, and is attached
+to them when this module is first imported: by the two pages' routes, or
+by any schema generator (``views.DocumentedWhenLookedAt``). A process that
+only serves the API never loads drf-spectacular (5 MB).
 """
 
 import copy
@@ -11,10 +16,12 @@ from django.templatetags.static import static
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.renderers import OpenApiJsonRenderer
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
+from rest_framework import serializers
 from rest_framework.response import Response
 
+from . import views
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
 from .tools.exports import FORMATS
 from .tools.registry import registered_tools
@@ -98,16 +105,6 @@ READ_FAILURES = {
 }
 
 
-def documented(**kwargs):
-    """``extend_schema`` on drf-spectacular's AutoSchema, whatever the host's DEFAULT_SCHEMA_CLASS."""
-
-    def decorator(method):
-        method.schema = AutoSchema
-        return extend_schema(**kwargs)(method)
-
-    return decorator
-
-
 def read_responses(ok) -> dict:
     failures = {status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in READ_FAILURES.items()}
     return {200: ok, **failures}
@@ -118,6 +115,77 @@ def tool_call_responses() -> dict:
         200: OpenApiResponse(SUCCESS_SCHEMA, description="The envelope of a call that succeeded."),
         **{status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in TOOL_CALL_FAILURES.items()},
     }
+
+
+def _document(view: type, method: str, **kwargs) -> None:
+    """``extend_schema`` on drf-spectacular's AutoSchema, whatever the host's DEFAULT_SCHEMA_CLASS."""
+    function = getattr(view, method)
+    function.schema = AutoSchema
+    extend_schema(**kwargs)(function)
+
+
+views.WorkspaceView.schema = AutoSchema()  # in place of views.DocumentedWhenLookedAt
+_document(
+    views.ToolListView,
+    "get",
+    summary="The tools, with the JSON Schema of their arguments",
+    parameters=[TOOL_LIST_FORMAT],
+    responses=read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
+)
+_document(
+    views.ToolCallView,
+    "post",
+    parameters=[THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
+    request={"application/json": {"type": "object"}},
+    responses=tool_call_responses(),
+)
+_document(
+    views.DocumentView, "get", parameters=[THREAD_ID], responses=read_responses(views.DocumentView.OutputSerializer)
+)
+_document(
+    views.RevisionListView,
+    "get",
+    operation_id="threads_revisions_list",
+    parameters=[
+        THREAD_ID,
+        OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
+        OpenApiParameter(
+            "limit",
+            {"type": "integer", "minimum": 1, "maximum": views.MAX_REVISIONS_PER_PAGE},
+            description="At most this many, 1 to 1,000 (default 100).",
+        ),
+    ],
+    responses=read_responses(
+        inline_serializer(
+            "RevisionPage",
+            {"results": views.RevisionSerializer(many=True), "next": serializers.URLField(allow_null=True)},
+        )
+    ),
+)
+_document(
+    views.RevisionDetailView,
+    "get",
+    operation_id="threads_revision_retrieve",
+    parameters=[THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
+    responses=read_responses(
+        inline_serializer(
+            "RevisionWithContent",
+            {
+                **views.RevisionSerializer().get_fields(),
+                "content": serializers.CharField(),
+                "text": serializers.CharField(required=False, help_text="For an append: its text."),
+            },
+        )
+    ),
+)
+_document(
+    views.EventStreamView,
+    "get",
+    parameters=[THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
+    responses=read_responses(
+        OpenApiResponse({"type": "string"}, description="text/event-stream of `document` and `artifact` events")
+    ),
+)
 
 
 def with_a_path_per_tool(schema: dict) -> dict:
@@ -172,3 +240,7 @@ class WorkspaceDocsView(SpectacularRedocView):
     @staticmethod
     def _redoc_standalone():
         return static("drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js")
+
+
+schema_view = WorkspaceSchemaView.as_view()
+docs_view = WorkspaceDocsView.as_view()

@@ -1,7 +1,9 @@
+from importlib import import_module
+
 from django.db import transaction
 from django.urls import path, re_path
 
-from . import openapi, views
+from . import views
 
 app_name = "workspace"
 
@@ -30,10 +32,21 @@ def undocumented(view):
     return same_view
 
 
+def loaded_when_asked(name: str):
+    """A view of workspace.openapi, imported at its first request: only the
+    schema and docs pages load drf-spectacular."""
+
+    def view(request, *args, **kwargs):
+        return getattr(import_module(".openapi", __package__), name)(request, *args, **kwargs)
+
+    view.csrf_exempt = True  # as DRF's views are
+    return view
+
+
 urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tools"),
-    path("schema/", openapi.WorkspaceSchemaView.as_view(), name="schema"),
-    path("docs/", openapi.WorkspaceDocsView.as_view(), name="docs"),
+    path("schema/", loaded_when_asked("schema_view"), name="schema"),
+    path("docs/", loaded_when_asked("docs_view"), name="docs"),
     *thread_route(r"/tools/(?P<name>[^/]*)", views.tool_call_view, "tool-call"),
     *thread_route("/document", views.DocumentView.as_view(), "document"),
     *thread_route("/revisions", views.RevisionListView.as_view(), "revisions"),

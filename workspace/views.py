@@ -5,13 +5,11 @@ import logging
 import re
 
 from django.conf import settings
-from django.core.exceptions import PermissionDenied, RequestDataTooBig
+from django.core.exceptions import ImproperlyConfigured, PermissionDenied, RequestDataTooBig
 from django.core.handlers.wsgi import LimitedStream
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, inline_serializer
 from rest_framework import permissions, serializers
 from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.negotiation import BaseContentNegotiation
@@ -32,17 +30,6 @@ from .exceptions import (
     InvalidArguments,
     ToolFailed,
     WorkspaceError,
-)
-from .openapi import (
-    IDEMPOTENCY_KEY,
-    IF_MATCH,
-    THREAD_ID,
-    TOOL_LIST,
-    TOOL_LIST_FORMAT,
-    VERSION,
-    documented,
-    read_responses,
-    tool_call_responses,
 )
 from .repository import WorkspaceRepository
 from .throttling import ReadRateThrottle, WriteRateThrottle
@@ -76,11 +63,26 @@ class CanAccessThread(permissions.BasePermission):
         return can_access(request.user, thread_id)
 
 
+class DocumentedWhenLookedAt:
+    """``WorkspaceView.schema`` until anything looks at it, as a schema
+    generator does before describing a view: then workspace.openapi replaces
+    it with drf-spectacular's AutoSchema and attaches every endpoint's
+    documentation. Serving requests never looks: drf-spectacular stays
+    unloaded (5 MB a process) unless the schema is asked for."""
+
+    def __get__(self, view, owner):
+        from . import openapi
+
+        if isinstance(WorkspaceView.__dict__["schema"], DocumentedWhenLookedAt):
+            raise ImproperlyConfigured(f"{openapi.__name__} did not document the views")
+        return (view if view is not None else owner).schema
+
+
 class WorkspaceView(APIView):
     parser_classes = [JSONParser]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnly
-    schema = AutoSchema()  # drf-spectacular's, whatever the host's DEFAULT_SCHEMA_CLASS
+    schema = DocumentedWhenLookedAt()
 
     def handle_exception(self, exc):
         """The app's errors with their status; the database's faults as 503 with
@@ -106,11 +108,6 @@ class ToolListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated]
     throttle_classes = [ReadRateThrottle]
 
-    @documented(
-        summary="The tools, with the JSON Schema of their arguments",
-        parameters=[TOOL_LIST_FORMAT],
-        responses=read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
-    )
     def get(self, request):
         name = request.query_params.get("format", "plain")
         if name not in FORMATS:
@@ -127,11 +124,6 @@ class ToolCallView(WorkspaceView):
         _size_chunked_body(request)
         return super().initialize_request(request, *args, **kwargs)
 
-    @documented(
-        parameters=[THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
-        request={"application/json": {"type": "object"}},
-        responses=tool_call_responses(),
-    )
     def post(self, request, thread_id: str, name: str):
         tool = get_tool(name)
         try:
@@ -177,7 +169,6 @@ class DocumentView(WorkspaceView):
         created_at = serializers.DateTimeField()
         updated_at = serializers.DateTimeField()
 
-    @documented(parameters=[THREAD_ID], responses=read_responses(OutputSerializer))
     def get(self, request, thread_id: str):
         document = WorkspaceRepository.get_document(thread_id)
         return Response(self.OutputSerializer(document).data, headers={"ETag": f'"{document.version}"'})
@@ -202,24 +193,6 @@ class RevisionListView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [ReadRateThrottle]
 
-    @documented(
-        operation_id="threads_revisions_list",
-        parameters=[
-            THREAD_ID,
-            OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
-            OpenApiParameter(
-                "limit",
-                {"type": "integer", "minimum": 1, "maximum": MAX_REVISIONS_PER_PAGE},
-                description="At most this many, 1 to 1,000 (default 100).",
-            ),
-        ],
-        responses=read_responses(
-            inline_serializer(
-                "RevisionPage",
-                {"results": RevisionSerializer(many=True), "next": serializers.URLField(allow_null=True)},
-            )
-        ),
-    )
     def get(self, request, thread_id: str):
         after = _non_negative_integer("after", _single(request, "after", "0"))
         limit = _non_negative_integer("limit", _single(request, "limit", "100"))
@@ -240,20 +213,6 @@ class RevisionDetailView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [ReadRateThrottle]
 
-    @documented(
-        operation_id="threads_revision_retrieve",
-        parameters=[THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
-        responses=read_responses(
-            inline_serializer(
-                "RevisionWithContent",
-                {
-                    **RevisionSerializer().get_fields(),
-                    "content": serializers.CharField(),
-                    "text": serializers.CharField(required=False, help_text="For an append: its text."),
-                },
-            )
-        ),
-    )
     def get(self, request, thread_id: str, version: str):
         number = _non_negative_integer("version", version)
         revision, content = history.revision_with_content(history.document_id_of(thread_id), number)
@@ -300,12 +259,6 @@ class EventStreamView(WorkspaceView):
             return [*super().get_authenticators(), grip.LinkAuthentication()]
         return super().get_authenticators()
 
-    @documented(
-        parameters=[THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
-        responses=read_responses(
-            OpenApiResponse({"type": "string"}, description="text/event-stream of `document` and `artifact` events")
-        ),
-    )
     def get(self, request, thread_id: str):
         return stream_response(request._request, thread_id)
 
