@@ -1,7 +1,9 @@
 """ASGI entry point: ``uvicorn project.asgi:application``.
 
 ``workspace.mcp.asgi`` serves each thread's MCP endpoint and hands everything
-else to Django; it owns the ASGI lifespan, which uvicorn runs by default.
+else on; it owns the ASGI lifespan, which uvicorn runs by default.
+``workspace.events.handover.streams`` holds the event streams once Django
+has opened them, so that a viewer costs no more than its stream.
 """
 
 import gc
@@ -17,9 +19,10 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 
 django_application = ASGIStaticFilesHandler(get_asgi_application())
 
-from workspace.mcp import asgi  # noqa: E402  (once Django is set up)
+from workspace.events.handover import streams  # noqa: E402  (once Django is set up)
+from workspace.mcp import asgi  # noqa: E402
 
-application = asgi(django_application)
+application = asgi(streams(django_application))
 
 # What is loaded by now lives as long as the process: out of the cyclic
 # collector's sight, its full collections no longer stall the streams this

@@ -57,17 +57,30 @@ def server(django_db_setup):
     server.stop()
 
 
+def _stream_server(kind: str):
+    from .live import start_server
+
+    if kind == "pushpin":
+        require_pushpin()
+    server = start_server(kind)
+    yield server
+    server.stop()
+
+
 @pytest.fixture(scope="module", params=["uvicorn", "pushpin"], ids=["uvicorn", "through Pushpin"])
 def stream_server(request, django_db_setup):
     """A server whose event streams are held by uvicorn, or by Pushpin in front
     of gunicorn (tests using it need transaction=True)."""
-    from .live import start_server
+    yield from _stream_server(request.param)
 
-    if request.param == "pushpin":
-        require_pushpin()
-    server = start_server(request.param)
-    yield server
-    server.stop()
+
+@pytest.fixture(
+    scope="module", params=["uvicorn", "django", "pushpin"], ids=["uvicorn", "streamed by Django", "through Pushpin"]
+)
+def every_stream_server(request, django_db_setup):
+    """The same, and uvicorn without ``workspace.events.handover``: Django
+    itself sends the streams, as in a host that does not wrap its application."""
+    yield from _stream_server(request.param)
 
 
 def require_pushpin() -> None:

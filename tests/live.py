@@ -218,8 +218,14 @@ def process_tree(pid: int) -> list[int]:
 
 
 def start_server(kind: str, **environment: str) -> Server:
-    """``kind``: "uvicorn" (the README's run command) or "pushpin" (Pushpin in front of gunicorn)."""
-    return PushpinServer(**environment) if kind == "pushpin" else Server(**environment)
+    """``kind``: "uvicorn" (the README's run command), "django" (uvicorn
+    without ``workspace.events.handover``) or "pushpin" (Pushpin in front of gunicorn)."""
+    if kind == "pushpin":
+        return PushpinServer(**environment)
+    if kind == "django":
+        command = [part.replace("project.asgi:", "tests.streamed_by_django:") for part in Server.UVICORN]
+        return Server(command=command, **environment)
+    return Server(**environment)
 
 
 class RedisServer:

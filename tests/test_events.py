@@ -25,8 +25,8 @@ WHY = "Live events test."
 
 
 @pytest.fixture(scope="module")
-def server(stream_server):
-    return stream_server
+def server(every_stream_server):
+    return every_stream_server
 
 
 def subscribe(server, token, thread_id, **headers) -> EventStream:

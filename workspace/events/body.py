@@ -10,17 +10,17 @@ streams of the process. It holds no thread while it waits.
 from asgiref.sync import SyncToAsync, sync_to_async
 from django.db import close_old_connections
 
-from . import feed
+from . import feed, slots
 from .library import EventPermissionError, get_events, make_id, sse_encode_error, sse_encode_event
 
-KEEP_ALIVE_SECONDS = 20
 OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
 KEEP_ALIVE = b"event: keep-alive\ndata:\n\n"
 
 
-async def body(event_request):
+async def body(event_request, slot: slots.Slot):
     """The stream's chunks for ``event_request`` (django-eventstream's
-    ``EventRequest``: the channels, the user, the last ids the client gave)."""
+    ``EventRequest``: the channels, the user, the last ids the client gave),
+    keeping the user's stream ``slot`` while it flows and freeing it after."""
     _give_back_the_request_thread()
     listener = feed.current().listen(event_request.channels)  # before reading: no change falls between
     try:
@@ -42,39 +42,39 @@ async def body(event_request):
                     json_encode=True,
                 )
             for channel, events in response.channel_items.items():
-                chunk += _encode(events, channel, last_ids)
+                chunk += feed.encode(events, channel, last_ids)
             event_request.channel_last_ids = listener.last_ids = last_ids
             if chunk:
                 yield chunk.encode()
+                listener.sent()
             if response.channel_more:
                 continue
             # Caught up: wait for changes, read through the feed.
             while True:
-                changed = await listener.wait(KEEP_ALIVE_SECONDS)
-                if changed is None:
+                changed = await listener.wait()
+                if not changed:
                     yield KEEP_ALIVE
+                    listener.sent()
+                    await slots.renew_if_due(slot)
                     continue
-                chunk, gap = "", False
+                chunks, gap = [], False
                 for channel in sorted(changed):
-                    events = await listener.feed.events_after(channel, int(last_ids[channel]))
-                    if events is None:
+                    encoded = await listener.feed.chunk_after(channel, last_ids)
+                    if encoded is None:
                         gap = True
                         break
-                    chunk += _encode(events, channel, last_ids)
-                if chunk:
-                    yield chunk.encode()
+                    chunk, last_ids = encoded
+                    chunks.append(chunk)
+                event_request.channel_last_ids = listener.last_ids = last_ids = dict(last_ids)
+                if chunks:
+                    yield b"".join(chunks)
+                    listener.sent()
+                    await slots.renew_if_due(slot)
                 if gap:
                     break
     finally:
         listener.close()
-
-
-def _encode(events, channel: str, last_ids: dict) -> str:
-    chunk = ""
-    for event in events:
-        last_ids[channel] = event.id
-        chunk += sse_encode_event(event.type, event.data, event_id=make_id(last_ids))
-    return chunk
+        await sync_to_async(slots.release, thread_sensitive=False)(slot)
 
 
 @sync_to_async(thread_sensitive=False)

@@ -5,10 +5,12 @@ storage, and keeps its last ids up to date. When one of its channels
 changes (``watchers``: a local commit, or Redis), the feed reads what
 follows each last id its streams stand at, once per distinct id, in a
 worker thread, and wakes each stream when its read is done; the stream
-takes the events from that read (``events_after``). So a thousand viewers
-of one thread cost one query per change, not a thousand. A stream that
-must read from elsewhere (the id is gone, or more than a page came) reads
-the storage itself.
+takes the encoded events from that read (``chunk_after``), encoded once
+for every stream at the same ids. So a thousand viewers of one thread cost
+one query and one encoding per change, not a thousand. A stream that must
+read from elsewhere (the id is gone, or more than a page came) reads the
+storage itself. A stream that sent nothing for ``KEEP_ALIVE_SECONDS`` is
+woken with no change, to send a keep-alive (one timer for all of them).
 """
 
 import asyncio
@@ -17,11 +19,13 @@ import weakref
 
 from asgiref.sync import sync_to_async
 
-from .library import Event, EventDoesNotExist
+from .library import Event, EventDoesNotExist, make_id, sse_encode_event
 from .storage import ThreadEventStorage
 from .watchers import watch
 
 PAGE = 50  # events one shared read returns; more, and each stream reads its own
+KEEP_ALIVE_SECONDS = 20
+KEEP_ALIVE_CHECK_SECONDS = 5  # so a quiet stream's keep-alive comes 20 to 25 s after what it sent last
 
 
 class Listener:
@@ -34,17 +38,17 @@ class Listener:
         self.last_ids: dict[str, int | str] = {}
         self.changed: set[str] = set()
         self.woken = asyncio.Event()
+        self.sent_at = feed.loop.time()
 
-    async def wait(self, timeout: float) -> set[str] | None:
-        """The channels changed since the last call; None when ``timeout`` passed first."""
-        try:
-            async with asyncio.timeout(timeout):
-                await self.woken.wait()
-        except TimeoutError:
-            return None
+    async def wait(self) -> set[str]:
+        """The channels changed since the last call; none when a keep-alive is due."""
+        await self.woken.wait()
         self.woken.clear()
         changed, self.changed = self.changed, set()
         return changed
+
+    def sent(self) -> None:
+        self.sent_at = self.feed.loop.time()
 
     def close(self) -> None:
         self.feed.forget(self)
@@ -56,23 +60,30 @@ class Feed:
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
         self.listeners: dict[str, set[Listener]] = {}
+        self.quiet: set[Listener] = set()  # every listener, checked for keep-alives
         # channel -> the id read after -> the shared read; dropped at every change of the channel.
         self.reads: dict[str, dict[int, asyncio.Future]] = {}
+        # channel -> the stream's last ids -> (the chunk, the ids after it); dropped likewise.
+        self.chunks: dict[str, dict[tuple, tuple[bytes, dict]]] = {}
         watch(self.changed_threadsafe)  # for as long as the loop runs
+        loop.call_later(KEEP_ALIVE_CHECK_SECONDS, self._wake_the_quiet)
 
     def listen(self, channels) -> Listener:
         listener = Listener(self, set(channels))
         for channel in listener.channels:
             self.listeners.setdefault(channel, set()).add(listener)
+        self.quiet.add(listener)
         return listener
 
     def forget(self, listener: Listener) -> None:
+        self.quiet.discard(listener)
         for channel in listener.channels:
             members = self.listeners.get(channel, set())
             members.discard(listener)
             if not members:
                 self.listeners.pop(channel, None)
                 self.reads.pop(channel, None)
+                self.chunks.pop(channel, None)
 
     def changed_threadsafe(self, channel: str | None) -> None:
         if not self.loop.is_closed():
@@ -84,6 +95,7 @@ class Feed:
         channels = list(self.listeners) if channel is None else [channel]
         for name in channels:
             reads = self.reads[name] = {}  # what was read before this change is not the news
+            self.chunks[name] = {}
             waiting: dict[int, list[Listener]] = {}
             for listener in self.listeners.get(name, ()):
                 listener.changed.add(name)
@@ -98,10 +110,32 @@ class Feed:
                     reads[after].add_done_callback(functools.partial(_wake, waiting[after]))
                 waiting[after].append(listener)
 
-    async def events_after(self, channel: str, last_id: int) -> list[Event] | None:
-        """The events after ``last_id``, read once for every stream that asks
-        between two changes; None when the stream must read for itself (the
-        id is gone, or more than a page follows)."""
+    def _wake_the_quiet(self) -> None:
+        due = self.loop.time() - KEEP_ALIVE_SECONDS
+        for listener in self.quiet:
+            if listener.sent_at <= due:
+                listener.woken.set()
+        self.loop.call_later(KEEP_ALIVE_CHECK_SECONDS, self._wake_the_quiet)
+
+    async def chunk_after(self, channel: str, last_ids: dict) -> tuple[bytes, dict] | None:
+        """The events of ``channel`` after the stream's ``last_ids``, encoded,
+        and the ids after them; read and encoded once for every stream that
+        asks between two changes. None when the stream must read for itself
+        (the id is gone, or more than a page follows)."""
+        key = tuple(last_ids.items())
+        chunks = self.chunks.setdefault(channel, {})
+        if key in chunks:
+            return chunks[key]
+        events = await self._events_after(channel, int(last_ids[channel]))
+        if events is None:
+            return None
+        ids = dict(last_ids)
+        encoded = encode(events, channel, ids).encode()
+        if self.chunks.get(channel) is chunks:  # no change came while reading
+            chunks[key] = encoded, ids
+        return encoded, ids
+
+    async def _events_after(self, channel: str, last_id: int) -> list[Event] | None:
         reads = self.reads.setdefault(channel, {})
         read = reads.get(last_id)
         if read is None:
@@ -115,6 +149,16 @@ class Feed:
                 del reads[last_id]
             raise
         return events if len(events) <= PAGE else None
+
+
+def encode(events: list[Event], channel: str, last_ids: dict) -> str:
+    """The events of ``channel`` in django-eventstream's format, each with the
+    ids of every channel; ``last_ids`` moves past them."""
+    chunk = ""
+    for event in events:
+        last_ids[channel] = event.id
+        chunk += sse_encode_event(event.type, event.data, event_id=make_id(last_ids))
+    return chunk
 
 
 def _wake(listeners: list[Listener], read) -> None:

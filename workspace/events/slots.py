@@ -136,14 +136,9 @@ def release(slot: Slot) -> None:
     _slots().release(slot)
 
 
-async def holding(content, slot: Slot):
-    """The stream's content, keeping ``slot`` while it flows and freeing it after."""
-    slots = _slots()
-    try:
-        async for chunk in content:
-            if time.monotonic() - slot.renewed > RENEW_SECONDS:
-                slot.renewed = time.monotonic()
-                await sync_to_async(slots.renew, thread_sensitive=False)(slot)
-            yield chunk
-    finally:
-        await sync_to_async(slots.release, thread_sensitive=False)(slot)
+async def renew_if_due(slot: Slot) -> None:
+    """For a stream that just sent: renew its slot in Redis if ``RENEW_SECONDS``
+    passed since it was last (counted in this process, slots never lapse)."""
+    if _slots() is redis_slots and time.monotonic() - slot.renewed > RENEW_SECONDS:
+        slot.renewed = time.monotonic()  # one renewal at a time
+        await sync_to_async(renew, thread_sensitive=False)(slot)

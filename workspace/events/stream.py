@@ -11,7 +11,7 @@ from django_eventstream.views import events as eventstream_view
 
 from ..conf import conf
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
-from . import grip, slots
+from . import grip, handover, slots
 from .body import body
 from .channels import channels_of
 from .library import EventRequest, add_default_headers
@@ -46,9 +46,19 @@ def stream_response(request, thread_id: str):
         slots.release(slot)
         raise InvalidArguments(str(error)) from None
     close_old_connections()  # authentication is done; the stream reads through the storage
-    response = StreamingHttpResponse(slots.holding(body(event_request), slot), content_type="text/event-stream")
+    held = request.scope.get(handover.SCOPE_KEY)
+    if held is None:
+        response = StreamingHttpResponse(body(event_request, slot), content_type="text/event-stream")
+    else:  # the headers through Django, the body after it (handover.streams)
+        held.body = body(event_request, slot)
+        response = StreamingHttpResponse(_no_body(), content_type="text/event-stream")
     add_default_headers(response, request=request)
     return response
+
+
+async def _no_body():
+    return
+    yield
 
 
 def _grip_response(request, thread_id: str):

@@ -1,0 +1,89 @@
+"""workspace.events.handover: Django opens a stream and is done; the wrapper sends it until the client leaves.
+
+(The streams themselves, through this wrapper and without it, are tested live in test_events.py.)
+"""
+
+import asyncio
+
+from workspace.events.handover import SCOPE_KEY, streams
+
+SCOPE = {"type": "http", "method": "GET", "path": "/api/workspace/threads/t/events/"}
+
+
+def run(inner, disconnect_after: int | None = None, scope=SCOPE):
+    """Call the wrapped ``inner`` as a server would; the client leaves after
+    receiving ``disconnect_after`` body chunks (None: it stays)."""
+    sent, log = [], []
+
+    async def main():
+        left = asyncio.Event()
+
+        async def receive():
+            await left.wait()
+            return {"type": "http.disconnect"}
+
+        async def send(message):
+            sent.append(message)
+            bodies = [m for m in sent if m["type"] == "http.response.body"]
+            if disconnect_after is not None and len(bodies) >= disconnect_after:
+                left.set()
+
+        await asyncio.wait_for(streams(inner(log))(scope, receive, send), timeout=5)
+
+    asyncio.run(main())
+    return sent, log
+
+
+def stream_view(chunks, endless=False):
+    """An inner application that answers as the stream view does behind the wrapper."""
+
+    def inner(log):
+        async def body():
+            try:
+                for chunk in chunks:
+                    log.append(f"sends {chunk.decode()}")
+                    yield chunk
+                while endless:
+                    await asyncio.sleep(0.01)
+            finally:
+                log.append("body closed")
+
+        async def app(scope, receive, send):
+            scope[SCOPE_KEY].body = body()
+            headers = [(b"content-type", b"text/event-stream")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": b"", "more_body": False})
+            log.append("django done")
+
+        return app
+
+    return inner
+
+
+def test_the_stream_is_sent_after_django_is_done_and_then_ends():
+    sent, log = run(stream_view([b"one", b"two"]))
+    assert log == ["django done", "sends one", "sends two", "body closed"]
+    assert [m["type"] for m in sent] == ["http.response.start", *["http.response.body"] * 3]
+    assert [(m["body"], m["more_body"]) for m in sent[1:]] == [(b"one", True), (b"two", True), (b"", False)]
+
+
+def test_a_client_that_leaves_ends_the_stream_and_closes_its_body():
+    sent, log = run(stream_view([b"one"], endless=True), disconnect_after=1)
+    assert log == ["django done", "sends one", "body closed"]
+    assert sent[-1]["body"] == b"one"  # nothing more was sent to the client that left
+
+
+def test_other_requests_and_answers_pass_through_unchanged():
+    def inner(log):
+        async def app(scope, receive, send):
+            log.append(SCOPE_KEY in scope)
+            await send({"type": "http.response.start", "status": 401, "headers": []})
+            await send({"type": "http.response.body", "body": b"no", "more_body": False})
+
+        return app
+
+    document = {**SCOPE, "path": "/api/workspace/threads/t/document/"}
+    for scope, handed_a_handover in ((SCOPE, [True]), (document, [False])):
+        sent, log = run(inner, scope=scope)
+        assert log == handed_a_handover
+        assert sent[-1] == {"type": "http.response.body", "body": b"no", "more_body": False}

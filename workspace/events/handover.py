@@ -1,0 +1,74 @@
+"""``streams(django_application)``: the ASGI application that lets Django open
+each event stream (authentication, access policy, stream limit) and then
+holds the stream itself, without Django.
+
+Django's ASGI handler keeps all of a request (the request, its response,
+what its middleware made, two tasks) for as long as the response flows,
+for a stream as long as its viewer stays. Here each stream request carries
+a ``Handover`` in its scope; the stream view, seeing it, leaves the
+stream's ``body`` there and answers Django with the headers only. This
+application withholds the end of that answer, lets Django finish the
+request (its ``request_finished``, its connections closed, its objects
+freed), then sends the body itself until it ends or the client leaves.
+Without this wrapper the view streams through Django as usual.
+"""
+
+import asyncio
+
+SCOPE_KEY = "workspace.stream_handover"
+
+
+class Handover:
+    """Where the stream view leaves the stream's body (an async iterator of bytes)."""
+
+    body = None
+
+
+def streams(django_application):
+    """Wrap Django's ASGI application (``get_asgi_application()``) to hold event streams itself."""
+    return HeldStreams(django_application)
+
+
+class HeldStreams:
+    def __init__(self, django_application):
+        self.django = django_application
+
+    async def __call__(self, scope, receive, send):
+        if scope["type"] != "http" or scope["method"] != "GET" or "/events" not in scope["path"]:
+            return await self.django(scope, receive, send)
+        handover = Handover()
+
+        async def send_all_but_the_end(message):
+            if handover.body is not None and message["type"] == "http.response.body" and not message.get("more_body"):
+                return  # the body follows once Django is done
+            await send(message)
+
+        await self.django({**scope, SCOPE_KEY: handover}, receive, send_all_but_the_end)
+        if handover.body is not None:
+            await _send_until_the_client_leaves(handover.body, receive, send)
+
+
+async def _send_until_the_client_leaves(body, receive, send) -> None:
+    """Send ``body``'s chunks, then the end; stop (closing the body) when the client disconnects."""
+    task = asyncio.current_task()
+    client_left = False
+
+    async def cancel_when_the_client_leaves():
+        nonlocal client_left
+        while (await receive())["type"] != "http.disconnect":
+            pass
+        client_left = True
+        task.cancel()
+
+    watcher = asyncio.ensure_future(cancel_when_the_client_leaves())
+    try:
+        async for chunk in body:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+    except asyncio.CancelledError:
+        if not client_left:
+            raise
+        task.uncancel()
+    finally:
+        watcher.cancel()
+        await body.aclose()
