@@ -11,6 +11,10 @@ wait for each other's row lock):
   body and answers, served by this tree's server: the ceiling;
 - appends to one hot thread from 8 connections, then whether every answered
   append is in the document, once.
+Each server first gets a 2 s run that is not counted: a worker's first
+requests load what it had not loaded at start (the URLconf and the views
+in revisions before project/wsgi.py loaded them), which is start-up, not
+throughput.
 
 Needs wrk (apt-get install wrk). Usage:
 DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py [--seconds 10]
@@ -46,6 +50,9 @@ request = function()
   return wrk.format("POST", path, {["Authorization"] = "Token " .. TOKEN, ["Content-Type"] = "application/json"}, BODY)
 end
 """
+
+
+WARM_UP_SECONDS = 2
 
 
 def wrk(url: str, path_pattern: str, token: str, body: str, seconds: int, connections: int = CONNECTIONS) -> dict:
@@ -107,6 +114,7 @@ def main() -> None:
         WORKSPACE_RATE_READS="off",
     )
     try:
+        wrk(server.url, "/bench/bare/", token, body, WARM_UP_SECONDS)
         rows["bare DRF (ceiling)"] = wrk(server.url, "/bench/bare/", token, body, arguments.seconds)
         rows["update_document, this tree"] = wrk(server.url, update, token, body, arguments.seconds)
         rss = worker_rss_mb(server)
@@ -122,6 +130,7 @@ def main() -> None:
     finally:
         server.stop()
     with baseline_server(arguments.baseline, database_url, [*Server.GUNICORN, "--workers", "2"]) as (baseline, key):
+        wrk(baseline.url, update, key, body, WARM_UP_SECONDS)
         rows[f"update_document, {arguments.baseline}"] = wrk(baseline.url, update, key, body, arguments.seconds)
 
     ceiling = rows["bare DRF (ceiling)"]["rate"]

@@ -4,6 +4,7 @@ Behind Pushpin (README, "Serving many viewers") this serves everything but
 MCP, the event streams included; otherwise everything but those two.
 """
 
+import gc
 import os
 import sys
 from importlib.abc import MetaPathFinder
@@ -33,5 +34,12 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 # CSS and JS), as project.asgi does; a production deployment runs
 # collectstatic and lets its web server or CDN serve STATIC_ROOT.
 from django.contrib.staticfiles.handlers import StaticFilesHandler  # noqa: E402
+from django.urls import get_resolver  # noqa: E402
 
 application = StaticFilesHandler(get_wsgi_application())
+
+# The URLconf (views, tools, their models) loaded now rather than at the
+# first request, then everything loaded kept out of the cyclic collector's
+# sight: its full collections otherwise walk all of it in some requests.
+get_resolver().url_patterns  # noqa: B018
+gc.freeze()
