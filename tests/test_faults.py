@@ -4,7 +4,9 @@ with the envelope, 503 and Retry-After when the database fails, and bounded."""
 import contextlib
 import json
 import os
+import random
 import threading
+import time
 
 import psycopg
 import pytest
@@ -75,8 +77,11 @@ KILL_SERVER_CONNECTIONS = "SELECT pg_terminate_backend(pid) FROM pg_stat_activit
 
 
 def append_until_acknowledged(server, token, thread_id: str, chunk: str, statuses: list) -> None:
-    """Append ``chunk``, retrying each 503 with the same Idempotency-Key, as a careful client does."""
-    for _attempt in range(50):
+    """Append ``chunk``, retrying each 503 with the same Idempotency-Key, as a
+    careful client does (here at once: a pause would let the killer below
+    kill the pool's idle connections first), for up to a minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
         status, body = server.request(
             "POST",
             f"/api/workspace/threads/{thread_id}/tools/append_to_document/",
@@ -89,7 +94,7 @@ def append_until_acknowledged(server, token, thread_id: str, chunk: str, statuse
         if status == 200:
             return
         assert body["success"] is False and "retry" in body["error"]
-    raise AssertionError(f"{chunk} was never acknowledged")
+    raise AssertionError(f"{chunk} was never acknowledged in a minute: {statuses.count(503)} answers 503 in all")
 
 
 @requires_postgresql
@@ -116,7 +121,7 @@ def test_connections_killed_during_calls_lose_and_duplicate_nothing_with_idempot
 
     def kill_again_and_again():
         with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
-            while not stop.wait(0.05):
+            while not stop.wait(random.uniform(0.05, 0.2)):  # at times long enough for a slow call
                 admin.execute(KILL_SERVER_CONNECTIONS, ["workspace-killed-during"])
 
     killer = threading.Thread(target=kill_again_and_again)
