@@ -34,7 +34,7 @@ def run(inner, disconnect_after: int | None = None, scope=SCOPE):
     return sent, log
 
 
-def stream_view(chunks, endless=False):
+def stream_view(chunks, endless=False, status=200):
     """An inner application that answers as the stream view does behind the wrapper."""
 
     def inner(log):
@@ -51,7 +51,7 @@ def stream_view(chunks, endless=False):
         async def app(scope, receive, send):
             scope[SCOPE_KEY].body = body()
             headers = [(b"content-type", b"text/event-stream")]
-            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.start", "status": status, "headers": headers})
             await send({"type": "http.response.body", "body": b"", "more_body": False})
             log.append("django done")
 
@@ -87,3 +87,14 @@ def test_other_requests_and_answers_pass_through_unchanged():
         sent, log = run(inner, scope=scope)
         assert log == handed_a_handover
         assert sent[-1] == {"type": "http.response.body", "body": b"no", "more_body": False}
+
+
+def test_a_stream_django_did_not_answer_with_200_is_not_sent_but_its_body_is_closed():
+    """A middleware that failed after the view: Django's 500 reaches the client whole, and the
+    body's cleanup (which frees the user's stream slot) runs."""
+    sent, log = run(stream_view([b"opening", b"event"], status=500))
+    assert [(m.get("status"), m.get("body"), m.get("more_body")) for m in sent] == [
+        (500, None, None),
+        (None, b"", False),
+    ]
+    assert log == ["django done", "sends opening", "body closed"]

@@ -37,15 +37,24 @@ class HeldStreams:
         if scope["type"] != "http" or scope["method"] != "GET" or "/events" not in scope["path"]:
             return await self.django(scope, receive, send)
         handover = Handover()
+        status = None
 
         async def send_all_but_the_end(message):
-            if handover.body is not None and message["type"] == "http.response.body" and not message.get("more_body"):
+            nonlocal status
+            if message["type"] == "http.response.start":
+                status = message["status"]
+            elif handover.body is not None and status == 200 and not message.get("more_body"):
                 return  # the body follows once Django is done
             await send(message)
 
         await self.django({**scope, SCOPE_KEY: handover}, receive, send_all_but_the_end)
-        if handover.body is not None:
+        if handover.body is None:
+            return
+        if status == 200:
             await _send_until_the_client_leaves(handover.body, receive, send)
+        else:  # Django answered otherwise after the view (a middleware failed): run the body's cleanup only
+            await anext(handover.body)
+            await handover.body.aclose()
 
 
 async def _send_until_the_client_leaves(body, receive, send) -> None:

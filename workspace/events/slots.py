@@ -2,7 +2,7 @@
 
 With Redis (``EVENTSTREAM_REDIS``) the count is shared by every server
 process: a sorted set per user holds one member per open stream, scored by
-when it lapses; a stream renews its member as it sends (at least every 20 s,
+when it lapses; a stream renews its member as it sends (at least every 25 s,
 its keep-alives), so the members of a process that died lapse within a
 minute. Without Redis each process counts its own. A Redis that cannot be
 reached is logged and lets the stream open: the limit guards against
