@@ -57,12 +57,17 @@ def server(django_db_setup):
     server.stop()
 
 
-def _stream_server(kind: str):
+def start_stream_server(kind: str, **environment: str):
+    """``live.start_server``; a test that needs Pushpin where it is missing is skipped."""
     from .live import start_server
 
     if kind == "pushpin":
         require_pushpin()
-    server = start_server(kind)
+    return start_server(kind, **environment)
+
+
+def _stream_server(kind: str):
+    server = start_stream_server(kind)
     yield server
     server.stop()
 

@@ -15,8 +15,8 @@ from workspace.events import artifact_channel
 from workspace.events import document_channel as channel_for
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import require_pushpin, requires_postgresql, stored
-from .live import EventStream, PushpinServer, Server, process_tree, start_server
+from .conftest import require_pushpin, requires_postgresql, start_stream_server, stored
+from .live import EventStream, PushpinServer, Server, process_tree
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -144,9 +144,7 @@ def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(s
 
 @pytest.mark.parametrize("kind", ["uvicorn", "pushpin"])
 def test_artifacts_arrive_live_in_order(token, kind):
-    if kind == "pushpin":
-        require_pushpin()
-    server = start_server(kind, DJANGO_SETTINGS_MODULE="tests.server_settings")
+    server = start_stream_server(kind, DJANGO_SETTINGS_MODULE="tests.server_settings")
     try:
         stream = subscribe(server, token, "charts")
         for points in ([1], [2, 3]):
@@ -308,9 +306,7 @@ def test_a_last_event_id_given_twice_is_400(server, token, path, headers):
 
 @pytest.mark.parametrize("kind", ["uvicorn", "pushpin"])
 def test_subscribers_the_policy_denies_are_refused(token, kind):
-    if kind == "pushpin":
-        require_pushpin()
-    server = start_server(kind, WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
+    server = start_stream_server(kind, WORKSPACE_ACCESS_POLICY="tests.test_access.only_thread_mine")
     try:
         denied = EventStream(server, "/api/workspace/threads/theirs/events/", {"Authorization": f"Token {token}"})
         assert denied.status == 403

@@ -60,7 +60,7 @@ class Feed:
     def __init__(self, loop: asyncio.AbstractEventLoop):
         self.loop = loop
         self.listeners: dict[str, set[Listener]] = {}
-        self.quiet: set[Listener] = set()  # every listener, checked for keep-alives
+        self.every_listener: set[Listener] = set()  # checked for keep-alives
         # channel -> the id read after -> the shared read; dropped at every change of the channel.
         self.reads: dict[str, dict[int, asyncio.Future]] = {}
         # channel -> the stream's last ids -> (the chunk, the ids after it); dropped likewise.
@@ -72,11 +72,11 @@ class Feed:
         listener = Listener(self, set(channels))
         for channel in listener.channels:
             self.listeners.setdefault(channel, set()).add(listener)
-        self.quiet.add(listener)
+        self.every_listener.add(listener)
         return listener
 
     def forget(self, listener: Listener) -> None:
-        self.quiet.discard(listener)
+        self.every_listener.discard(listener)
         for channel in listener.channels:
             members = self.listeners.get(channel, set())
             members.discard(listener)
@@ -112,7 +112,7 @@ class Feed:
 
     def _wake_the_quiet(self) -> None:
         due = self.loop.time() - KEEP_ALIVE_SECONDS
-        for listener in self.quiet:
+        for listener in self.every_listener:
             if listener.sent_at <= due:
                 listener.woken.set()
         self.loop.call_later(KEEP_ALIVE_CHECK_SECONDS, self._wake_the_quiet)
