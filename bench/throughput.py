@@ -1,14 +1,15 @@
 """Tool calls per second over HTTP against the framework's own ceiling, in one run.
 
-Each server is gunicorn with 2 sync workers on PostgreSQL (DATABASE_URL);
+Each server is gunicorn with 2 sync workers (--workers) on PostgreSQL (DATABASE_URL);
 wrk drives 16 kept-alive connections for --seconds each, every request an
 ``update_document`` of 1 KB on one of 1,000 threads (so that calls rarely
 wait for each other's row lock):
 - this tree: the product as it is;
 - baseline: the same on a checkout of --baseline (default: main before the
   revision log), on a database of its own, for the "before" figures;
-- bare DRF: a DRF endpoint that authenticates the token, parses the same
-  body and answers, served by this tree's server: the ceiling;
+- bare DRF: a DRF endpoint that authenticates the token with DRF's own
+  TokenAuthentication, parses the same body and answers, served by this
+  tree's server: the ceiling;
 - appends to one hot thread from 8 connections, then whether every answered
   append is in the document, once.
 Each server first gets a 2 s run that is not counted: a worker's first
@@ -17,7 +18,7 @@ in revisions before project/wsgi.py loaded them), which is start-up, not
 throughput.
 
 Needs wrk (apt-get install wrk). Usage:
-DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py [--seconds 10]
+DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py [--seconds 10] [--workers 2]
 """
 
 import argparse
@@ -96,7 +97,8 @@ def _milliseconds(value: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=10)
-    parser.add_argument("--baseline", default=BASELINE)
+    parser.add_argument("--baseline", default=BASELINE, help='a commit to compare with; "" for none')
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers of every server")
     arguments = parser.parse_args()
     database_url, token = database_and_token("bench-throughput")
     body = json.dumps({"content": "x" * 1000, "action_and_reasoning": "Measuring throughput."})
@@ -106,7 +108,7 @@ def main() -> None:
     rows = {}
     server = Server(
         database_url=database_url,
-        command=[*Server.GUNICORN, "--workers", "2"],
+        command=[*Server.GUNICORN, "--workers", str(arguments.workers)],
         DJANGO_SETTINGS_MODULE="bench.bare_settings",
         DJANGO_DEBUG="0",
         DJANGO_SECRET_KEY="bench",
@@ -129,12 +131,15 @@ def main() -> None:
         doubled = document["length"] != document["version"] * len(CHUNK)
     finally:
         server.stop()
-    with baseline_server(arguments.baseline, database_url, [*Server.GUNICORN, "--workers", "2"]) as (baseline, key):
-        wrk(baseline.url, update, key, body, WARM_UP_SECONDS)
-        rows[f"update_document, {arguments.baseline}"] = wrk(baseline.url, update, key, body, arguments.seconds)
+    if arguments.baseline:
+        command = [*Server.GUNICORN, "--workers", str(arguments.workers)]
+        with baseline_server(arguments.baseline, database_url, command) as (baseline, key):
+            wrk(baseline.url, update, key, body, WARM_UP_SECONDS)
+            rows[f"update_document, {arguments.baseline}"] = wrk(baseline.url, update, key, body, arguments.seconds)
 
     ceiling = rows["bare DRF (ceiling)"]["rate"]
-    print(f"gunicorn, 2 sync workers, PostgreSQL; wrk, {CONNECTIONS} connections, {arguments.seconds} s each")
+    workers, seconds = arguments.workers, arguments.seconds
+    print(f"gunicorn, {workers} sync workers, PostgreSQL; wrk, {CONNECTIONS} connections, {seconds} s each")
     header = f"{'':>28} | {'calls/s':>8} | {'p50 ms':>7} | {'p99 ms':>7} | {'x ceiling':>9}"
     print(header)
     print("-" * len(header))

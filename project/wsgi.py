@@ -29,6 +29,9 @@ sys.meta_path.insert(0, WithoutCryptography())
 from django.core.wsgi import get_wsgi_application  # noqa: E402
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
+# A WSGI server's threads live as long as its workers (runserver's, which
+# do not, close their connections themselves): a connection each, kept.
+os.environ.setdefault("DATABASE_CONNECTIONS", "persistent")
 
 # The demo serves its own static files (the live panel's script, the admin's
 # CSS and JS), as project.asgi does; a production deployment runs

@@ -74,6 +74,9 @@ def test_many_invalid_values_are_summed_up(api, settings):
 
 
 KILL_SERVER_CONNECTIONS = "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = %s"
+# The same, returning once each session has ended (PostgreSQL 14+), as one
+# ended well before the next call would have.
+END_SERVER_SESSIONS = "SELECT pg_terminate_backend(pid, 5000) FROM pg_stat_activity WHERE application_name = %s"
 
 
 def append_until_acknowledged(server, token, thread_id: str, chunk: str, statuses: list) -> None:
@@ -98,17 +101,34 @@ def append_until_acknowledged(server, token, thread_id: str, chunk: str, statuse
 
 
 @requires_postgresql
-def test_killed_database_connections_answer_503_and_the_service_recovers(token):
-    server = Server(command=[*Server.GUNICORN, "--workers", "2"], PGAPPNAME="workspace-killed-server")
+def test_connections_killed_between_calls_are_replaced_by_wsgi_workers_before_a_call_needs_them(token):
+    server = Server(command=[*Server.GUNICORN, "--workers", "2"], PGAPPNAME="workspace-killed-wsgi")
     statuses = []
     try:
         with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
             for n in range(12):
                 if n % 3 == 0:  # every open connection of the server processes, between calls
-                    admin.execute(KILL_SERVER_CONNECTIONS, ["workspace-killed-server"])
-                append_until_acknowledged(server, token, "killed", f"<{n}>", statuses)
+                    killed = admin.execute(END_SERVER_SESSIONS, ["workspace-killed-wsgi"]).fetchall()
+                    assert killed or n == 0
+                append_until_acknowledged(server, token, "killed-wsgi", f"<{n}>", statuses)
+        assert statuses == [200] * 12
+        assert stored("killed-wsgi")["content"] == "".join(f"<{n}>" for n in range(12))
+    finally:
+        server.stop()
+
+
+@requires_postgresql
+def test_connections_killed_in_the_asgi_pool_answer_503_and_the_service_recovers(token):
+    server = Server(PGAPPNAME="workspace-killed-asgi")
+    statuses = []
+    try:
+        with psycopg.connect(live.test_database_url(), autocommit=True) as admin:
+            for n in range(12):
+                if n % 3 == 0:  # every open connection of the server process, between calls
+                    admin.execute(KILL_SERVER_CONNECTIONS, ["workspace-killed-asgi"])
+                append_until_acknowledged(server, token, "killed-asgi", f"<{n}>", statuses)
         assert 503 in statuses
-        assert stored("killed")["content"] == "".join(f"<{n}>" for n in range(12))
+        assert stored("killed-asgi")["content"] == "".join(f"<{n}>" for n in range(12))
         assert "Traceback" in server.output()  # each 503 was logged
     finally:
         server.stop()

@@ -26,6 +26,19 @@ def test_postgresql_uses_a_connection_pool_not_persistent_connections():
     assert database["OPTIONS"]["pool"]["max_size"] >= 1
 
 
+def test_postgresql_under_wsgi_keeps_a_connection_per_thread_checked_before_reuse():
+    database = database_from_url("postgresql://app@db.example:5432/workspace", "persistent")
+    assert database["CONN_MAX_AGE"] > 0
+    assert database["CONN_HEALTH_CHECKS"] is True
+    assert "pool" not in database["OPTIONS"]
+    assert database["OPTIONS"]["connect_timeout"] > 0
+
+
+def test_an_unknown_way_of_holding_connections_is_refused():
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_CONNECTIONS must be pool or persistent, not 'always'"):
+        database_from_url("postgresql://app@db.example:5432/workspace", "always")
+
+
 @pytest.mark.parametrize(
     "value, expected", [("1", True), ("true", True), ("True", True), ("0", False), ("false", False)]
 )

@@ -24,10 +24,10 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
-from rest_framework.authentication import TokenAuthentication
 from rest_framework.exceptions import AuthenticationFailed
 
 from ..access import can_access
+from ..authentication import TokenAuthentication
 from ..calls import CallOptions
 from ..db import as_request
 from ..exceptions import RETRY_AFTER_SECONDS, WorkspaceError
@@ -135,7 +135,7 @@ def _mcp_thread(scope) -> str | None:
 
 
 def _authorize(header: str, thread_id: str):
-    """The active user of a token of the API (checked by DRF's token
+    """The active user of a token of the API (checked by the app's token
     authentication), its key, and whether the policy lets the user use the
     thread; (None, "", False) without a valid token."""
     scheme, _, key = header.partition(" ")

@@ -1,0 +1,59 @@
+"""The app's token authentication answers as DRF's own does."""
+
+import pytest
+from django.contrib.auth import get_user_model
+from rest_framework.authtoken.models import Token
+from rest_framework.test import APIClient
+
+from workspace.models import Revision
+
+from .conftest import call_tool
+
+pytestmark = pytest.mark.django_db
+
+WHY = "Testing who is calling."
+
+
+def client_with(key: str) -> APIClient:
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    return client
+
+
+def test_a_token_calls_as_its_user(api, user):
+    other = get_user_model().objects.create_user("someone-else")
+    Token.objects.create(user=other)
+    response = call_tool(api, "t", "append_to_document", {"text": "hello", "action_and_reasoning": WHY})
+    assert response.status_code == 200
+    assert Revision.objects.get().actor == "agent-owner"
+
+
+def test_the_user_comes_with_every_field_typed(token, user):
+    from workspace.authentication import TokenAuthentication
+
+    found, found_token = TokenAuthentication().authenticate_credentials(token)
+    assert (found.pk, found.username, found.date_joined, found.is_active) == (
+        user.pk,
+        "agent-owner",
+        user.date_joined,
+        True,
+    )
+    assert found.check_password("pw")
+    assert (found_token.key, found_token.user, found_token.created) == (token, user, Token.objects.get().created)
+
+
+@pytest.mark.parametrize("key", ["0" * 40, "'OR'1'='1", "x" * 200])
+def test_an_unknown_token_is_refused_with_a_challenge_and_changes_nothing(token, key):
+    response = call_tool(client_with(key), "t", "append_to_document", {"text": "hello", "action_and_reasoning": WHY})
+    assert response.status_code == 401
+    assert response.json() == {"success": False, "error": "Invalid token."}
+    assert response["WWW-Authenticate"] == "Token"
+    assert not Revision.objects.exists()
+
+
+def test_the_token_of_a_deactivated_user_is_refused(token, user):
+    user.is_active = False
+    user.save()
+    response = client_with(token).get("/api/workspace/threads/t/document/")
+    assert response.status_code == 401
+    assert response.json() == {"success": False, "error": "User inactive or deleted."}
