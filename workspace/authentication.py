@@ -28,7 +28,8 @@ class TokenAuthentication(authentication.TokenAuthentication):
             raise exceptions.AuthenticationFailed(_("Invalid token."))
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
-        token = model.from_db(using, ["key", user_field.attname], [key, user.pk])  # its other fields load if read
+        user_id = getattr(user, user_field.target_field.attname)
+        token = model.from_db(using, ["key", user_field.attname], [key, user_id])  # its other fields load if read
         token.user = user
         return user, token
 
