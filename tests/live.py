@@ -146,7 +146,7 @@ class PushpinServer(Server):
     def __init__(self, database_url: str | None = None, workers: int = 2, **environment: str):
         import secrets
 
-        key = secrets.token_urlsafe(32)
+        self.key = key = secrets.token_urlsafe(32)  # Pushpin's sig_key, the servers' GRIP_KEY
         publish_port = free_port()
         command = [*self.GUNICORN, "--workers", str(workers)]
         self.origin = Server(
@@ -357,7 +357,7 @@ class EventStream:
         return seen
 
     def close(self) -> None:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, AttributeError):  # AttributeError: the server already closed it
             self.connection.sock.shutdown(socket.SHUT_RDWR)
         self.connection.close()
 

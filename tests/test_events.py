@@ -590,21 +590,24 @@ def pushpin(django_db_setup):
 SERVER_SECRET_KEY = "a secret key of the test servers"
 
 
-def stream_link_token(user, thread_id: str, secret_key: str = SERVER_SECRET_KEY) -> str:
+def stream_link_token(user, thread_id: str, secret_key: str = SERVER_SECRET_KEY, seconds_left: int = 3600) -> str:
     """An ``es-meta`` as django-eventstream signs into the links it gives Pushpin."""
     import jwt
 
     channels = [channel_for(thread_id), artifact_channel(thread_id)]
-    claims = {"iss": "es", "exp": int(time.time()) + 3600, "channels": channels, "user": str(user.pk)}
+    claims = {"iss": "es", "exp": int(time.time()) + seconds_left, "channels": channels, "user": str(user.pk)}
     return jwt.encode(claims, secret_key)
 
 
-def forged_grip_signature() -> str:
+def grip_signature(key: str) -> str:
+    """A ``Grip-Sig`` as Pushpin signs the requests it forwards."""
     import jwt
 
-    return jwt.encode(
-        {"iss": "pushpin", "exp": int(time.time()) + 3600}, "a key that is not the one Pushpin signs with"
-    )
+    return jwt.encode({"iss": "pushpin", "exp": int(time.time()) + 3600}, key)
+
+
+def forged_grip_signature() -> str:
+    return grip_signature("a key that is not the one Pushpin signs with")
 
 
 @pytest.mark.parametrize(
@@ -634,6 +637,23 @@ def test_a_link_token_does_not_authenticate_anyone_without_pushpin(pushpin, user
         pushpin.origin, f"/api/workspace/threads/grip/events/?es-meta={stream_link_token(user, 'grip')}", {}
     )
     assert stream.status == 401
+
+
+@pytest.mark.parametrize("seconds_left, status", [(3600, 200), (-60, 401)], ids=["within its hour", "expired"])
+def test_pushpin_recovering_a_stream_needs_a_link_within_its_hour(pushpin, user, seconds_left, status):
+    """Pushpin's request for what a held stream missed, signed with the shared
+    key: answered while its link lasts; refused once it has expired, so that
+    Pushpin ends the stream and the browser reconnects with its credentials."""
+    link = stream_link_token(user, "grip", seconds_left=seconds_left)
+    stream = EventStream(
+        pushpin.origin,
+        f"/api/workspace/threads/grip/events/?link=next&recover=true&es-meta={link}",
+        {"Grip-Sig": grip_signature(pushpin.key), "Grip-Last": f"events-{channel_for('grip')}; last-id=0"},
+    )
+    assert stream.status == status
+    if status == 401:
+        assert b"the stream's link is invalid or has expired; reconnect" in stream.body
+    stream.close()
 
 
 def test_a_stream_asked_of_the_server_behind_pushpin_says_where_streams_are_served(pushpin, token):
