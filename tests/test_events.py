@@ -8,11 +8,14 @@ import os
 import random
 import signal
 import time
+from datetime import timedelta
 
 import pytest
+from django.utils import timezone
 
 from workspace.events import artifact_channel
 from workspace.events import document_channel as channel_for
+from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools, workspace_tool
 
 from .conftest import require_pushpin, requires_postgresql, start_stream_server, stored
@@ -172,11 +175,40 @@ def test_reconnecting_with_last_event_id_delivers_what_was_missed(server, token)
     again.close()
 
 
-def test_an_unknown_last_event_id_gets_a_stream_reset(server, token):
-    server.call(token, "old", "append_to_document", text="x", action_and_reasoning=WHY)
-    stream = subscribe(server, token, "old", **{"Last-Event-ID": f"{channel_for('old')}:999"})
+def test_a_last_event_id_since_pruned_gets_a_stream_reset(server, token):
+    seen = last_event_id(server, token, "old")
+    server.call(token, "old", "update_document", content="new", action_and_reasoning=WHY)
+    # Every revision before the newest goes: the one the client saw among them.
+    assert WorkspaceRepository.prune_revisions(timezone.now() + timedelta(minutes=1)) >= 1
+
+    stream = subscribe(server, token, "old", **{"Last-Event-ID": seen})
     reset = stream.next("stream-reset")
     assert reset.json() == {"channels": [channel_for("old")]}
+    stream.close()
+
+
+def test_a_last_event_id_this_stream_never_gave_is_400(server, token):
+    mine = last_event_id(server, token, "mine")
+    theirs = last_event_id(server, token, "theirs")
+    number = {channel: int(n) for channel, n in (part.rsplit(":", 1) for part in theirs.split(","))}
+    artifacts = f"{artifact_channel('mine')}:0"
+    never_given = [
+        f"{artifacts},{channel_for('mine')}:{number[channel_for('theirs')]}",  # another thread's change
+        f"{artifacts},{channel_for('mine')}:{number[channel_for('theirs')] + 1000}",  # no change yet
+        f"{artifact_channel('mine')}:5,{channel_for('mine')}:0",  # no artifact yet
+    ]
+    for last_event_id_value in never_given:
+        stream = EventStream(
+            server,
+            "/api/workspace/threads/mine/events/",
+            {"Authorization": f"Token {token}", "Last-Event-ID": last_event_id_value},
+        )
+        assert stream.status == 400, last_event_id_value
+        assert json.loads(stream.body)["error"].startswith("Last-Event-ID")
+    # The id the stream gave is still good, and nothing was missed.
+    server.call(token, "mine", "append_to_document", text="2", action_and_reasoning=WHY)
+    stream = subscribe(server, token, "mine", **{"Last-Event-ID": mine})
+    assert stream.next().json()["text"] == "2"
     stream.close()
 
 

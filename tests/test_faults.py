@@ -256,6 +256,9 @@ def test_postgresql_stopped_answers_503_and_service_comes_back_by_itself():
         status, envelope = server.request("POST", path, token, body)
         assert status == 503 and envelope["success"] is False
         assert time.monotonic() - started < 30  # DATABASE_STATEMENT_TIMEOUT
+        assert "Idempotency-Key" in envelope["error"]  # how to retry a write safely
+        status, envelope = server.request("GET", "/api/workspace/threads/down/document/", token)
+        assert status == 503 and envelope["error"] == "the database is unavailable or busy: retry shortly"
 
         database.start()
         deadline = time.monotonic() + 30

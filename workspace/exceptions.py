@@ -50,10 +50,12 @@ class DatabaseUnavailable(ServiceUnavailable):
     """The database could not be reached, or did not answer in time (a lock
     wait, a statement timeout, a connection killed, the pool exhausted)."""
 
-    def __init__(self):
+    def __init__(self, writing: bool = True):
         super().__init__(
             "the database is unavailable or busy, so this call may not have been applied: retry it shortly "
             "(with the same Idempotency-Key, a retry is never applied twice)"
+            if writing
+            else "the database is unavailable or busy: retry shortly"
         )
 
 

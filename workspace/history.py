@@ -87,6 +87,19 @@ def newest_event_id(thread_id: str) -> int:
     )
 
 
+def never_handed_out(thread_id: str, event_id: int) -> bool:
+    """Whether the thread's document channel cannot have given event ``event_id``:
+    it is another thread's revision, or newer than every revision there is.
+    (An id of the thread's that was since pruned, or of its deleted document,
+    may have been given: its stream is reset instead.)"""
+    if event_id == 0:
+        return False
+    owner = Revision.objects.filter(pk=event_id).values_list("document__thread_id", flat=True).first()
+    if owner is not None:
+        return owner != thread_id
+    return not Revision.objects.filter(pk__gt=event_id).exists()
+
+
 def event_ids_around(thread_id: str, version: int) -> tuple[int | None, int | None]:
     """The event ids of the thread's changes ``version`` and ``version - 1``
     (version 1 follows event 0); None where not kept."""

@@ -90,7 +90,7 @@ class WorkspaceView(APIView):
         all of them with the failure envelope."""
         if isinstance(exc, (OperationalError, InterfaceError)):
             logger.exception("the database failed during %s %s", self.request.method, self.request.path)
-            exc = DatabaseUnavailable()
+            exc = DatabaseUnavailable(writing=self.request.method not in permissions.SAFE_METHODS)
         elif not isinstance(exc, (WorkspaceError, APIException, Http404, PermissionDenied)):
             logger.exception("%s %s failed", self.request.method, self.request.path)
             exc = ToolFailed("the server failed to handle this request")

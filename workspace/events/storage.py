@@ -71,6 +71,17 @@ class ThreadEventStorage(StorageBase):
         finally:
             close_old_connections()
 
+    def never_handed_out(self, channel: str, event_id: int) -> bool:
+        """Whether ``channel`` cannot have given ``event_id``: one above any it
+        gave, or of another thread. (One it gave that is no longer kept resets
+        the stream, as django-eventstream does.)"""
+        try:
+            if channel.startswith(DOCUMENT_PREFIX):
+                return history.never_handed_out(channel.removeprefix(DOCUMENT_PREFIX), event_id)
+            return event_id > self.get_current_id(channel)
+        finally:
+            close_old_connections()
+
     def document_event(self, change) -> tuple[Event, int | None] | None:
         """The event of a committed ``DocumentChange`` and the id before it on
         its channel (None: not kept); None when its revision is gone already."""

@@ -15,6 +15,7 @@ from . import grip, handover, slots
 from .body import body
 from .channels import channels_of
 from .library import EventRequest, add_default_headers
+from .storage import ThreadEventStorage
 
 # Parameters of the links django-eventstream gives Pushpin (``grip``); from
 # anyone else they are refused (django-eventstream would trust "es-meta"'s
@@ -79,7 +80,7 @@ EVENT_ID_PART = re.compile(rf"([^,:]+):({EVENT_NUMBER.pattern})")
 def _check_last_event_id(request, thread_id: str) -> None:
     """At most one ``Last-Event-ID`` (header or ``lastEventId`` parameter), and
     only as this stream hands them out: ``channel:number[,channel:number]``
-    with the thread's own channels, each once."""
+    with the thread's own channels, each once, and numbers they may have given."""
     given = request.GET.getlist("lastEventId")
     if "Last-Event-ID" in request.headers:
         given.append(request.headers["Last-Event-ID"])
@@ -87,10 +88,17 @@ def _check_last_event_id(request, thread_id: str) -> None:
         return
     if len(given) > 1:
         raise InvalidArguments("give the last event id once: the Last-Event-ID header or one lastEventId parameter")
-    channels, seen = set(channels_of(thread_id)), set()
+    channels, seen = set(channels_of(thread_id)), {}
     for part in given[0].split(","):
         match = EVENT_ID_PART.fullmatch(part)
         channel = unquote(match.group(1)) if match else None
         if channel not in channels or channel in seen:
-            raise InvalidArguments(f"Last-Event-ID {given[0][:200]!r} is not one of this stream's event ids")
-        seen.add(channel)
+            raise _not_handed_out(given[0])
+        seen[channel] = int(match.group(2))
+    storage = ThreadEventStorage()
+    if any(storage.never_handed_out(channel, event_id) for channel, event_id in seen.items()):
+        raise _not_handed_out(given[0])
+
+
+def _not_handed_out(last_event_id: str) -> InvalidArguments:
+    return InvalidArguments(f"Last-Event-ID {last_event_id[:200]!r} is not one of this stream's event ids")
