@@ -57,10 +57,21 @@ def test_the_docs_page_loads_nothing_from_elsewhere(api, client, user):
     assert scripts and all(url.startswith("/") for url in scripts), scripts
 
 
-def test_the_schema_is_public_and_says_the_endpoints_need_credentials(client):
-    schema = client.get("/api/workspace/schema/").json()
+def test_the_schema_and_docs_need_credentials_as_every_endpoint_does_and_say_so(api, client, user):
+    # Anonymous callers learn nothing, not even the tools (GET tools/ is closed to them too).
+    for path in ("/api/workspace/schema/", "/api/workspace/docs/"):
+        refused = client.get(path)
+        assert refused.status_code == 401 and b"tool" not in refused.content
+    assert client.get("/api/workspace/schema/").json() == {
+        "success": False,
+        "error": "Authentication credentials were not provided.",
+    }
+    schema = api.get("/api/workspace/schema/").json()
     operation = schema["paths"]["/threads/{thread_id}/document/"]["get"]
     assert {"tokenAuth": []} in operation["security"] and {} not in operation["security"]
+    client.force_login(user)  # a browser signed in: the docs page and the schema it loads
+    assert client.get("/api/workspace/docs/").status_code == 200
+    assert client.get("/api/workspace/schema/").status_code == 200
 
 
 SERVE_THEN_DOCUMENT = """
@@ -83,4 +94,4 @@ def test_serving_the_api_leaves_drf_spectacular_unloaded_until_the_schema_is_ask
     result = subprocess.run(
         [sys.executable, "-c", SERVE_THEN_DOCUMENT], cwd=REPOSITORY, env=env, capture_output=True, text=True
     )
-    assert result.stdout.split("\n")[-2] == "[401, 401] False 200 True", result.stdout + result.stderr
+    assert result.stdout.split("\n")[-2] == "[401, 401] False 401 True", result.stdout + result.stderr

@@ -18,8 +18,9 @@ from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.renderers import OpenApiJsonRenderer
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
-from rest_framework import serializers
+from rest_framework import permissions, serializers
 from rest_framework.response import Response
+from rest_framework.settings import api_settings
 
 from . import views
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
@@ -206,10 +207,14 @@ def with_a_path_per_tool(schema: dict) -> dict:
     return schema
 
 
-class WorkspaceSchemaView(SpectacularAPIView):
-    """``GET schema/``: the app's endpoints only, under whatever prefix the host chose, as JSON."""
+class WorkspaceSchemaView(views.FailuresAsEnvelope, SpectacularAPIView):
+    """``GET schema/``: the app's endpoints only, under whatever prefix the host chose, as JSON.
+    For authenticated users only, as every endpoint of the app (it lists the
+    tools, as ``tools/`` does), whatever the host's SPECTACULAR_SETTINGS say."""
 
     renderer_classes = [OpenApiJsonRenderer]
+    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    permission_classes = [permissions.IsAuthenticated]
 
     def _get_schema_response(self, request):
         from . import urls
@@ -234,6 +239,8 @@ class WorkspaceDocsView(SpectacularRedocView):
     """``GET docs/``: the schema rendered by Redoc, served from the app's static files (no CDN)."""
 
     url_name = "workspace:schema"
+    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    permission_classes = [permissions.IsAuthenticated]
     title = "Workspace API"
     template_name = "workspace/api_docs.html"  # the library's page, without its web fonts
 

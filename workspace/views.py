@@ -78,12 +78,9 @@ class DocumentedWhenLookedAt:
         return (view if view is not None else owner).schema
 
 
-class WorkspaceView(APIView):
-    parser_classes = [JSONParser]
-    renderer_classes = [JSONRenderer]
-    content_negotiation_class = JSONOnly
-    schema = DocumentedWhenLookedAt()
-
+# For a DRF view: every failure answered with the envelope. (A comment, not
+# a docstring: schema generators would show a docstring as each endpoint's description.)
+class FailuresAsEnvelope:
     def handle_exception(self, exc):
         """The app's errors with their status; the database's faults as 503 with
         Retry-After; any other error logged with its traceback and answered 500;
@@ -102,6 +99,13 @@ class WorkspaceView(APIView):
             response["Retry-After"] = str(retry_after)
         response.data = failure_envelope(_detail_text(response.data))  # one shape for every failure
         return response
+
+
+class WorkspaceView(FailuresAsEnvelope, APIView):
+    parser_classes = [JSONParser]
+    renderer_classes = [JSONRenderer]
+    content_negotiation_class = JSONOnly
+    schema = DocumentedWhenLookedAt()
 
 
 class ToolListView(WorkspaceView):
