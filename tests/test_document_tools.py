@@ -40,7 +40,8 @@ def test_read_a_range(plan, start, end, shown):
         (3, 2, "start_line 3 is after end_line 2; the lines are 1-4"),
         (5, None, "line 5 is past the last line; the lines are 1-4"),
         (1, 9, "line 9 is past the last line; the lines are 1-4"),
-        (0, None, "argument 'start_line': Input should be greater than or equal to 1"),
+        (0, None, "line 0 is before the first line; the lines are 1-4"),
+        (2, -1, "line -1 is before the first line; the lines are 1-4"),
     ],
 )
 def test_a_range_outside_the_document_names_the_valid_one(plan, start, end, error):

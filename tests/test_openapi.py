@@ -27,8 +27,15 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
         "/threads/{thread_id}/revisions/",
         "/threads/{thread_id}/revisions/{version}/",
         "/threads/{thread_id}/events/",
+        "/threads/{thread_id}/mcp/",
         *tools,
     }
+    document = schema["paths"]["/threads/{thread_id}/document/"]["get"]["responses"]["200"]
+    assert set(document["headers"]) == {"ETag"}  # what If-Match sends back
+    events = schema["paths"]["/threads/{thread_id}/events/"]["get"]["responses"]
+    assert set(events["200"]["content"]) == {"text/event-stream"}
+    assert set(events["401"]["content"]) == {"application/json"}
+    assert "requestBody" in schema["paths"]["/threads/{thread_id}/mcp/"]["post"]
     for path, tool in tools.items():
         operation = schema["paths"][path]["post"]
         body = operation["requestBody"]["content"]["application/json"]["schema"]
@@ -47,6 +54,13 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
             "Idempotency-Key": "^[ -~]{1,255}$",
         }
     assert set(schema["components"]["securitySchemes"]) >= {"tokenAuth"}
+
+
+@pytest.mark.parametrize("accept", ["application/json", "application/vnd.oai.openapi+json", "*/*"])
+def test_the_schema_is_served_as_json_to_whoever_asks_for_json(api, accept):
+    response = api.get("/api/workspace/schema/", HTTP_ACCEPT=accept)
+    assert response.status_code == 200
+    assert response.json()["openapi"].startswith("3.")
 
 
 def test_the_docs_page_loads_nothing_from_elsewhere(api, client, user):

@@ -134,6 +134,13 @@ def test_invalid_json_is_400_with_a_failure_envelope(api):
     assert stored("t") is None
 
 
+def test_editing_a_thread_without_a_document_is_400_and_creates_none(api):
+    response = call(api, "unwritten", "edit_document", {"old_str": "a", "new_str": "b", "action_and_reasoning": WHY})
+    assert response.status_code == 400  # the caller's input is at fault: 404 is for an unknown tool
+    assert "has no document to edit (version 0)" in response.json()["error"]
+    assert stored("unwritten") is None
+
+
 def test_unknown_tool_is_404_with_a_failure_envelope(api):
     response = call(api, "t", "delete_everything", {"action_and_reasoning": WHY})
     assert response.status_code == 404

@@ -15,7 +15,7 @@ import copy
 from django.templatetags.static import static
 from drf_spectacular.generators import SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
-from drf_spectacular.renderers import OpenApiJsonRenderer
+from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 from rest_framework import permissions, serializers
@@ -106,9 +106,12 @@ READ_FAILURES = {
 }
 
 
+def read_failures() -> dict:
+    return {status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in READ_FAILURES.items()}
+
+
 def read_responses(ok) -> dict:
-    failures = {status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in READ_FAILURES.items()}
-    return {200: ok, **failures}
+    return {200: ok, **read_failures()}
 
 
 def tool_call_responses() -> dict:
@@ -141,7 +144,19 @@ _document(
     responses=tool_call_responses(),
 )
 _document(
-    views.DocumentView, "get", parameters=[THREAD_ID], responses=read_responses(views.DocumentView.OutputSerializer)
+    views.DocumentView,
+    "get",
+    parameters=[
+        THREAD_ID,
+        OpenApiParameter(
+            "ETag",
+            {"type": "string", "pattern": '^"[0-9]{1,18}"$'},
+            OpenApiParameter.HEADER,
+            response=[200],
+            description='"<version>": send it back as If-Match to change only this version.',
+        ),
+    ],
+    responses=read_responses(views.DocumentView.OutputSerializer),
 )
 _document(
     views.RevisionListView,
@@ -183,10 +198,37 @@ _document(
     views.EventStreamView,
     "get",
     parameters=[THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
-    responses=read_responses(
-        OpenApiResponse({"type": "string"}, description="text/event-stream of `document` and `artifact` events")
-    ),
+    responses={
+        (200, "text/event-stream"): OpenApiResponse(
+            {"type": "string"}, description="The thread's `document` and `artifact` events, as Server-Sent Events."
+        ),
+        **read_failures(),
+    },
 )
+
+MCP_PATH = {
+    "post": {
+        "operationId": "threads_mcp",
+        "summary": "The thread as an MCP server (streamable HTTP, JSON-RPC)",
+        "description": "The Model Context Protocol's streamable HTTP transport: the thread's tools and its "
+        "document as the resource workspace://threads/{thread_id}/document. Authenticated like the API "
+        "(Authorization: Bearer <token> or Token <token>), under the same access policy.",
+        "parameters": [{"name": "thread_id", "in": "path", "required": True, "schema": THREAD_ID.type}],
+        "requestBody": {"required": True, "content": {"application/json": {"schema": {"type": "object"}}}},
+        "responses": {
+            "200": {
+                "description": "The JSON-RPC answer, as JSON or as Server-Sent Events.",
+                "content": {"application/json": {"schema": {"type": "object"}}, "text/event-stream": {}},
+            },
+            "202": {"description": "A notification or a response, accepted."},
+            "400": {"description": "A bad thread id or JSON-RPC message."},
+            "401": {"description": "No valid credentials."},
+            "403": {"description": "The access policy refuses this thread."},
+            "404": {"description": "An unknown MCP session."},
+        },
+        "security": [{"tokenAuth": []}],
+    }
+}
 
 
 def with_a_path_per_tool(schema: dict) -> dict:
@@ -212,7 +254,7 @@ class WorkspaceSchemaView(views.FailuresAsEnvelope, SpectacularAPIView):
     For authenticated users only, as every endpoint of the app (it lists the
     tools, as ``tools/`` does), whatever the host's SPECTACULAR_SETTINGS say."""
 
-    renderer_classes = [OpenApiJsonRenderer]
+    renderer_classes = [OpenApiJsonRenderer, OpenApiJsonRenderer2]  # Accept: application/vnd.oai.openapi+json or JSON
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     permission_classes = [permissions.IsAuthenticated]
 
@@ -225,6 +267,7 @@ class WorkspaceSchemaView(views.FailuresAsEnvelope, SpectacularAPIView):
         ]
         generator = SchemaGenerator(patterns=named, api_version=self.api_version)
         schema = with_a_path_per_tool(generator.get_schema(request=request, public=True))
+        schema["paths"]["/threads/{thread_id}/mcp/"] = MCP_PATH  # served outside DRF (workspace.mcp)
         prefix = request.path.removesuffix("schema/").rstrip("/")
         schema["servers"] = [{"url": prefix or "/"}]
         schema["info"] = {

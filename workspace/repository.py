@@ -171,7 +171,11 @@ class WorkspaceRepository:
                 if expected is not None:
                     _check_version(expected, current)
             if document is None:
-                raise DocumentNotFound(f"thread {thread_id!r} has no document to edit (version 0)")
+                # The caller's input is at fault (400), as for text that is not there.
+                raise InvalidArguments(
+                    f"thread {thread_id!r} has no document to edit (version 0): "
+                    "write it first with update_document or append_to_document"
+                )
             content = document.content
             count = content.count(old)
             if count == 0:

@@ -9,6 +9,8 @@ from ..exceptions import DocumentNotFound, InvalidArguments
 from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
 from .decorator import workspace_tool
 
+FROM_1 = {"minimum": 1}  # a line number, in the schema
+
 
 class DocumentTools:
     """The document tools of one conversation thread.
@@ -60,9 +62,13 @@ class DocumentTools:
     @workspace_tool(read_only=True)
     def read_document(
         self,
-        start_line: Annotated[int | None, Field(ge=1, description="First line to read (1-based); omit for 1.")] = None,
+        # "minimum" declared, not validated: the tool's own message names the valid range.
+        start_line: Annotated[
+            int | None, Field(description="First line to read (1-based); omit for 1.", json_schema_extra=FROM_1)
+        ] = None,
         end_line: Annotated[
-            int | None, Field(ge=1, description="Last line to read, inclusive; omit for the last line.")
+            int | None,
+            Field(description="Last line to read, inclusive; omit for the last line.", json_schema_extra=FROM_1),
         ] = None,
     ) -> tuple[str, None]:
         """Read the shared working document, or a range of its lines."""
@@ -72,11 +78,13 @@ class DocumentTools:
             return "the document does not exist yet (version 0)", None
         lines = lines_of(document.content)
         total = len(lines)
-        first, last = start_line or 1, total if end_line is None else end_line
+        first, last = 1 if start_line is None else start_line, total if end_line is None else end_line
         if total == 0 and start_line is None and end_line is None:
             first, last = 0, 0
         elif total == 0:
             raise InvalidArguments("the document has no lines yet: read it without start_line and end_line")
+        elif min(first, last) < 1:
+            raise InvalidArguments(f"line {min(first, last)} is before the first line; the lines are 1-{total}")
         elif max(first, last) > total:
             raise InvalidArguments(f"line {max(first, last)} is past the last line; the lines are 1-{total}")
         elif first > last:
