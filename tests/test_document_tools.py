@@ -49,6 +49,12 @@ def test_a_range_outside_the_document_names_the_valid_one(plan, start, end, erro
     assert envelope == {"success": False, "error": error}
 
 
+def test_a_huge_line_number_is_not_echoed_whole(plan):
+    error = plan.read_document(start_line=10**4000, action_and_reasoning=WHY)["error"]
+    assert error.startswith("line 1000") and error.endswith("… is past the last line; the lines are 1-4")
+    assert len(error) < 200
+
+
 def test_reading_a_missing_document_succeeds_and_changes_nothing():
     envelope = DocumentTools("none").read_document(action_and_reasoning=WHY)
     assert envelope == {"success": True, "summary": "the document does not exist yet (version 0)", "artifact": None}

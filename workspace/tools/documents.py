@@ -7,6 +7,7 @@ from pydantic import Field
 from ..calls import CallOptions
 from ..exceptions import DocumentNotFound, InvalidArguments
 from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
+from .arguments import shorten
 from .decorator import workspace_tool
 
 FROM_1 = {"minimum": 1}  # a line number, in the schema
@@ -78,17 +79,18 @@ class DocumentTools:
             return "the document does not exist yet (version 0)", None
         lines = lines_of(document.content)
         total = len(lines)
+        valid = f"the lines are 1-{total}"
         first, last = 1 if start_line is None else start_line, total if end_line is None else end_line
         if total == 0 and start_line is None and end_line is None:
             first, last = 0, 0
         elif total == 0:
             raise InvalidArguments("the document has no lines yet: read it without start_line and end_line")
         elif min(first, last) < 1:
-            raise InvalidArguments(f"line {min(first, last)} is before the first line; the lines are 1-{total}")
+            raise InvalidArguments(f"line {shorten(str(min(first, last)))} is before the first line; {valid}")
         elif max(first, last) > total:
-            raise InvalidArguments(f"line {max(first, last)} is past the last line; the lines are 1-{total}")
+            raise InvalidArguments(f"line {shorten(str(max(first, last)))} is past the last line; {valid}")
         elif first > last:
-            raise InvalidArguments(f"start_line {first} is after end_line {last}; the lines are 1-{total}")
+            raise InvalidArguments(f"start_line {first} is after end_line {last}; {valid}")
         header = f"version {document.version}, {document.length} chars, lines {first}-{last} of {total}"
         return "\n".join([header, *numbered(lines, first, last)]), None
 
