@@ -142,11 +142,13 @@ def test_connections_killed_during_calls_lose_and_duplicate_nothing_with_idempot
         while appended < 30 or (503 not in statuses and appended < 1000):
             append_until_acknowledged(server, token, "during", f"<{appended}>", statuses)
             appended += 1
+        log = server.output()
     finally:
         stop.set()
         killer.join()
         server.stop()
     assert 503 in statuses  # the connections did die under the calls
+    assert "Traceback (most recent call last)" in log  # and each 503 was logged with its traceback
     assert stored("during")["content"] == "".join(f"<{n}>" for n in range(appended))  # each chunk once
 
 
