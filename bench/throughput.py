@@ -1,7 +1,7 @@
 """Tool calls per second over HTTP against the framework's own ceiling, in one run.
 
 Each server is gunicorn with 2 sync workers (--workers) on PostgreSQL (DATABASE_URL);
-wrk drives 16 kept-alive connections for --seconds each, every request an
+wrk drives 16 connections for --seconds each, every request an
 ``update_document`` of 1 KB on one of 1,000 threads (so that calls rarely
 wait for each other's row lock):
 - this tree: the product as it is;
@@ -12,18 +12,25 @@ wait for each other's row lock):
   tree's server: the ceiling;
 - appends to one hot thread from 8 connections, then whether every answered
   append is in the document, once.
+The loads run in --rounds rounds, interleaved, each going first in turn:
+this machine's speed drifts by a third over minutes, and a figure of one
+run says as much about the minute as about the server. The table gives
+each figure's median over the rounds and every round's p99.
 Each server first gets a 2 s run that is not counted: a worker's first
 requests load what it had not loaded at start (the URLconf and the views
 in revisions before project/wsgi.py loaded them), which is start-up, not
 throughput.
 
 Needs wrk (apt-get install wrk). Usage:
-DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py [--seconds 10] [--workers 2]
+DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/throughput.py \\
+    [--seconds 10] [--rounds 3] [--workers 2] [--baseline COMMIT]
 """
 
 import argparse
+import contextlib
 import json
 import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -97,6 +104,7 @@ def _milliseconds(value: str) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=int, default=10)
+    parser.add_argument("--rounds", type=int, default=3, help="runs of each server, interleaved; medians reported")
     parser.add_argument("--baseline", default=BASELINE, help='a commit to compare with; "" for none')
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers of every server")
     arguments = parser.parse_args()
@@ -104,52 +112,71 @@ def main() -> None:
     body = json.dumps({"content": "x" * 1000, "action_and_reasoning": "Measuring throughput."})
     update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
     chunk = json.dumps({"text": CHUNK, "action_and_reasoning": "Measuring appends to one thread."})
+    command = [*Server.GUNICORN, "--workers", str(arguments.workers)]
 
-    rows = {}
-    server = Server(
-        database_url=database_url,
-        command=[*Server.GUNICORN, "--workers", str(arguments.workers)],
-        DJANGO_SETTINGS_MODULE="bench.bare_settings",
-        DJANGO_DEBUG="0",
-        DJANGO_SECRET_KEY="bench",
-        WORKSPACE_RATE_WRITES="off",  # one user makes thousands of calls a second here
-        WORKSPACE_RATE_READS="off",
-    )
-    try:
-        wrk(server.url, "/bench/bare/", token, body, WARM_UP_SECONDS)
-        rows["bare DRF (ceiling)"] = wrk(server.url, "/bench/bare/", token, body, arguments.seconds)
-        rows["update_document, this tree"] = wrk(server.url, update, token, body, arguments.seconds)
+    with contextlib.ExitStack() as servers:
+        server = Server(
+            database_url=database_url,
+            command=command,
+            DJANGO_SETTINGS_MODULE="bench.bare_settings",
+            DJANGO_DEBUG="0",
+            DJANGO_SECRET_KEY="bench",
+            WORKSPACE_RATE_WRITES="off",  # one user makes thousands of calls a second here
+            WORKSPACE_RATE_READS="off",
+        )
+        servers.callback(server.stop)
+        # name: (server, path, token), every one run once a round
+        loads = {
+            "bare DRF (ceiling)": (server, "/bench/bare/", token),
+            "update_document, this tree": (server, update, token),
+        }
+        if arguments.baseline:
+            baseline, key = servers.enter_context(baseline_server(arguments.baseline, database_url, command))
+            loads[f"update_document, {arguments.baseline}"] = (baseline, update, key)
+        for target, path, key in loads.values():
+            wrk(target.url, path, key, body, WARM_UP_SECONDS)
+        runs = {name: [] for name in loads}
+        for round_number in range(arguments.rounds):
+            names = list(loads)
+            names = names[round_number % len(names) :] + names[: round_number % len(names)]  # each goes first in turn
+            for name in names:
+                target, path, key = loads[name]
+                runs[name].append(wrk(target.url, path, key, body, arguments.seconds))
         rss = worker_rss_mb(server)
         hot = f"bench-hot-{uuid.uuid4().hex[:12]}"
-        rows["append, 1 thread, 8 conns"] = wrk(
-            server.url, f"/api/workspace/threads/{hot}/tools/append_to_document/", token, chunk, arguments.seconds, 8
-        )
+        appends = wrk(server.url, f"/api/workspace/threads/{hot}/tools/append_to_document/", token, chunk, 10, 8)
         status, document = server.request("GET", f"/api/workspace/threads/{hot}/document/", token)
-        answered = rows["append, 1 thread, 8 conns"]["answered"]
         # every answered append is in the document, once (a call cut off by wrk's end may have committed too)
-        lost = max(0, answered - document["version"])
+        lost = max(0, appends["answered"] - document["version"])
         doubled = document["length"] != document["version"] * len(CHUNK)
-    finally:
-        server.stop()
-    if arguments.baseline:
-        command = [*Server.GUNICORN, "--workers", str(arguments.workers)]
-        with baseline_server(arguments.baseline, database_url, command) as (baseline, key):
-            wrk(baseline.url, update, key, body, WARM_UP_SECONDS)
-            rows[f"update_document, {arguments.baseline}"] = wrk(baseline.url, update, key, body, arguments.seconds)
 
+    rows = {name: _median_run(name_runs) for name, name_runs in runs.items()}
+    rows["append, 1 thread, 8 conns"] = {**appends, "p99s": [appends["p99"]]}
     ceiling = rows["bare DRF (ceiling)"]["rate"]
-    workers, seconds = arguments.workers, arguments.seconds
-    print(f"gunicorn, {workers} sync workers, PostgreSQL; wrk, {CONNECTIONS} connections, {seconds} s each")
-    header = f"{'':>28} | {'calls/s':>8} | {'p50 ms':>7} | {'p99 ms':>7} | {'x ceiling':>9}"
+    workers, seconds, rounds = arguments.workers, arguments.seconds, arguments.rounds
+    print(
+        f"gunicorn, {workers} sync workers, PostgreSQL; wrk, {CONNECTIONS} connections; {rounds} rounds of {seconds} s "
+        "for each server, interleaved: medians, and every round's p99"
+    )
+    header = f"{'':>28} | {'calls/s':>8} | {'p50 ms':>7} | {'p99 ms':>7} | {'x ceiling':>9} | p99 of each round"
     print(header)
     print("-" * len(header))
     for name, row in rows.items():
         print(
             f"{name:>28} | {row['rate']:>8.0f} | {row['p50']:>7.2f} | {row['p99']:>7.2f} | "
-            f"{row['rate'] / ceiling:>9.2f}"
+            f"{row['rate'] / ceiling:>9.2f} | {', '.join(f'{p99:.1f}' for p99 in row['p99s'])}"
         )
-    print(f"RSS of this tree's gunicorn workers after its run: {', '.join(f'{size:.1f} MB' for size in rss)}")
-    print(f"appends to one thread: {answered} answered, {lost} lost, {'some' if doubled else 'none'} applied twice")
+    print(f"RSS of this tree's gunicorn workers after its runs: {', '.join(f'{size:.1f} MB' for size in rss)}")
+    twice = "some" if doubled else "none"
+    print(f"appends to one thread: {appends['answered']} answered, {lost} lost, {twice} applied twice")
+
+
+def _median_run(runs: list[dict]) -> dict:
+    """The median of each figure over the rounds, and every round's p99."""
+    return {
+        **{figure: statistics.median(run[figure] for run in runs) for figure in ("rate", "p50", "p99")},
+        "p99s": [run["p99"] for run in runs],
+    }
 
 
 if __name__ == "__main__":
