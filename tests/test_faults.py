@@ -253,6 +253,9 @@ def test_postgresql_stopped_answers_503_and_service_comes_back_by_itself():
         assert "Idempotency-Key" in envelope["error"]  # how to retry a write safely
         status, envelope = server.request("GET", "/api/workspace/threads/down/document/", token)
         assert status == 503 and envelope["error"] == "the database is unavailable or busy: retry shortly"
+        read = json.dumps({"action_and_reasoning": WHY})  # a read-only tool: nothing to apply twice
+        status, envelope = server.request("POST", "/api/workspace/threads/down/tools/read_document/", token, read)
+        assert status == 503 and envelope["error"] == "the database is unavailable or busy: retry shortly"
 
         database.start()
         deadline = time.monotonic() + 30

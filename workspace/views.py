@@ -87,7 +87,7 @@ class FailuresAsEnvelope:
         all of them with the failure envelope."""
         if isinstance(exc, (OperationalError, InterfaceError)):
             logger.exception("the database failed during %s %s", self.request.method, self.request.path)
-            exc = DatabaseUnavailable(writing=self.request.method not in permissions.SAFE_METHODS)
+            exc = DatabaseUnavailable(writing=self.may_write())
         elif not isinstance(exc, (WorkspaceError, APIException, Http404, PermissionDenied)):
             logger.exception("%s %s failed", self.request.method, self.request.path)
             exc = ToolFailed("the server failed to handle this request")
@@ -99,6 +99,10 @@ class FailuresAsEnvelope:
             response["Retry-After"] = str(retry_after)
         response.data = failure_envelope(_detail_text(response.data))  # one shape for every failure
         return response
+
+    def may_write(self) -> bool:
+        """Whether this request may change something (and a retry could apply it twice)."""
+        return self.request.method not in permissions.SAFE_METHODS
 
 
 class WorkspaceView(FailuresAsEnvelope, APIView):
@@ -127,6 +131,10 @@ class ToolCallView(WorkspaceView):
     def initialize_request(self, request, *args, **kwargs):
         _size_chunked_body(request)
         return super().initialize_request(request, *args, **kwargs)
+
+    def may_write(self) -> bool:
+        tool = registered_tools().get(self.kwargs["name"])
+        return tool is None or not tool.spec.read_only
 
     def post(self, request, thread_id: str, name: str):
         tool = get_tool(name)

@@ -179,4 +179,4 @@ def _content(thread_id: str) -> str:
         return ""
     except (OperationalError, InterfaceError):
         logger.exception("the database failed while reading the document of thread %r over MCP", thread_id)
-        raise MCPError(types.INTERNAL_ERROR, str(DatabaseUnavailable())) from None
+        raise MCPError(types.INTERNAL_ERROR, str(DatabaseUnavailable(writing=False))) from None

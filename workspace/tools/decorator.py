@@ -99,7 +99,7 @@ class ToolSpec:
             logger.exception(
                 "tool %s failed on thread %r: the database failed", self.name, getattr(collection, "thread_id", None)
             )
-            return ToolResult.failure(DatabaseUnavailable())
+            return ToolResult.failure(DatabaseUnavailable(writing=not self.read_only))
         except Exception:
             logger.exception("tool %s failed on thread %r", self.name, getattr(collection, "thread_id", None))
             return ToolResult.failure(ToolFailed(f"{self.name} failed because of an error on the server"))
