@@ -2,7 +2,9 @@
 
 Runs the API in this process (Django's test client, token authentication,
 the database of DATABASE_URL) and prints, for one ``update_document`` and
-one ``append_to_document``, every statement with its count.
+one ``append_to_document``, every statement with its count, and on
+PostgreSQL the write-ahead log each writes (the mean of 200 calls, 1 KB
+replaced or 100 characters appended).
 
 Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/statements.py
 """
@@ -44,6 +46,28 @@ def main() -> None:
         print(f"{tool}: {len(sql)} statements")
         for statement in sql:
             print(f"  {statement[:150]}")
+        if wal_position() is not None:
+            calls = 200
+            before = wal_position()
+            for _ in range(calls):
+                client.post(
+                    f"{prefix}/{tool}/",
+                    json.dumps({**arguments, **why}),
+                    content_type="application/json",
+                    HTTP_AUTHORIZATION=f"Token {token}",
+                )
+            print(f"  WAL written: {(wal_position() - before) / calls:.0f} bytes a call (mean of {calls})")
+
+
+def wal_position() -> int | None:
+    """Where PostgreSQL's write-ahead log ends, in bytes; None on other databases."""
+    from django.db import connection
+
+    if connection.vendor != "postgresql":
+        return None
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT pg_current_wal_insert_lsn() - '0/0'::pg_lsn")
+        return int(cursor.fetchone()[0])
 
 
 if __name__ == "__main__":
