@@ -140,6 +140,28 @@ def test_the_expected_version_is_that_of_the_call_s_first_write():
     assert stored("p-9")["content"] == "old!!"
 
 
+class ConditionalTools(TwoWriteTools):
+    @workspace_tool
+    def replace_at(self, content: str, version: int) -> tuple[str, None]:
+        """Replace the content if the document is at the given version."""
+        change = WorkspaceRepository.upsert_document(self.thread_id, content=content, expected_version=version)
+        return f"document updated ({change.length} chars)", None
+
+
+def test_a_tool_s_own_expected_version_and_the_call_s_must_both_hold():
+    DocumentTools("p-11").update_document(content="old", action_and_reasoning=WHY)
+    for call_expects, tool_expects in ((2, 1), (1, 2)):
+        envelope = ConditionalTools("p-11", expected_version=call_expects).replace_at(
+            content="new", version=tool_expects, action_and_reasoning=WHY
+        )
+        assert (envelope["success"], envelope["current_version"]) == (False, 1)
+    envelope = ConditionalTools("p-11", expected_version=1).replace_at(
+        content="new", version=1, action_and_reasoning=WHY
+    )
+    assert envelope["success"] is True
+    assert stored("p-11") == {"title": "", "content": "new", "length": 3, "version": 2}
+
+
 def test_if_match_may_omit_the_quotes(api):
     DocumentTools("p-10").update_document(content="old", action_and_reasoning=WHY)
     response = call(api, "p-10", "append_to_document", {"text": "!", "action_and_reasoning": WHY}, **{"If-Match": "1"})

@@ -1,8 +1,17 @@
+from unittest import mock
+
 import pytest
 from django.db import connection
 from django.test import override_settings
 
-from workspace.exceptions import DocumentNotFound, DocumentTooLarge, InvalidArguments, InvalidThreadId
+from workspace.exceptions import (
+    DocumentNotFound,
+    DocumentTooLarge,
+    InvalidArguments,
+    InvalidThreadId,
+    PreconditionFailed,
+)
+from workspace.models import Revision
 from workspace.repository import WorkspaceRepository
 from workspace.signals import document_changed
 
@@ -82,8 +91,34 @@ def test_empty_append_changes_nothing_on_an_existing_document(changes):
 def test_empty_append_creates_an_empty_document(changes):
     result = WorkspaceRepository.append_document("t-1", "")
     assert stored("t-1") == {"title": "", "content": "", "length": 0, "version": 1}
-    assert [(c.op, c.version, c.text) for c in changes] == [("append", 1, "")]
+    assert [(c.op, c.version, c.text) for c in changes] == [("update", 1, "")]  # created by upsert_document
     assert result.version == 1
+
+
+def test_append_creates_a_missing_document_through_upsert_document(changes):
+    with mock.patch.object(
+        WorkspaceRepository, "upsert_document", side_effect=WorkspaceRepository.upsert_document
+    ) as upsert:
+        WorkspaceRepository.append_document("t-1", "Hello", reason="Starting the plan.")
+        WorkspaceRepository.append_document("t-1", ", world")
+
+    assert upsert.call_count == 1  # the first append only: the second concatenates
+    assert upsert.call_args.args == ("t-1",) and upsert.call_args.kwargs["content"] == "Hello"
+    assert [(c.op, c.version) for c in changes] == [("update", 1), ("append", 2)]
+    revision = Revision.objects.get(document__thread_id="t-1", version=1)
+    assert (revision.text, revision.action_and_reasoning) == ("Hello", "Starting the plan.")
+
+
+def test_upsert_with_an_expected_version_applies_only_at_that_version():
+    with pytest.raises(PreconditionFailed) as missing:
+        WorkspaceRepository.upsert_document("t-1", content="a", expected_version=1)
+    assert missing.value.current_version == 0
+    WorkspaceRepository.upsert_document("t-1", content="a", expected_version=0)
+    with pytest.raises(PreconditionFailed) as exists:
+        WorkspaceRepository.upsert_document("t-1", content="b", expected_version=0)
+    assert exists.value.current_version == 1
+    WorkspaceRepository.upsert_document("t-1", content="c", expected_version=1)
+    assert stored("t-1") == {"title": "", "content": "c", "length": 1, "version": 2}
 
 
 def test_changes_replayed_in_version_order_rebuild_the_content(changes):

@@ -58,9 +58,19 @@ class WorkspaceRepository:
 
     @staticmethod
     def upsert_document(
-        thread_id: str, content: str, title: str | None = None, *, reason: str | None = None, actor: str | None = None
+        thread_id: str,
+        content: str,
+        title: str | None = None,
+        *,
+        expected_version: int | None = None,
+        reason: str | None = None,
+        actor: str | None = None,
     ) -> DocumentChange:
-        """Replace the content (and the title, unless ``title`` is None); create if missing."""
+        """Replace the content (and the title, unless ``title`` is None); create if missing.
+
+        With ``expected_version``, only if the document is at that version (0:
+        only if the thread has none), checked under the row lock; otherwise
+        ``PreconditionFailed`` and nothing changes."""
         validate_thread_id(thread_id)
         _check_text("content", content)
         _check_size(len(content), "content has")
@@ -69,6 +79,10 @@ class WorkspaceRepository:
         created_values = {"content": content, "length": length, "title": title or "", "base_length": length}
         with atomic():
             expected = _expected_version()
+            if expected_version is not None:
+                if expected is not None:
+                    _lock_at(thread_id, expected)  # the call's own condition holds too
+                expected = expected_version
             if expected is None:
                 # The common case, a document that exists: one locking UPDATE
                 # that also records the revision (bench/throughput.py).
@@ -122,24 +136,19 @@ class WorkspaceRepository:
                 appended = _concat(thread_id, text, reason=reason, actor=actor)
                 if appended:
                     return appended
-            # Missing, empty text, too large to take the chunk, or a version to
-            # check. get_or_create locks the row; if another call created it
-            # first, it returns that row.
-            document, created = _retried_if_deleted(
-                lambda: (
-                    WorkingDocument.objects.select_for_update()
-                    .only("length", "version", "title")
-                    .get_or_create(
-                        thread_id=thread_id, defaults={"content": text, "length": len(text), "base_length": len(text)}
-                    )
-                )
-            )
+            # Missing, empty text, too large to take the chunk, or a version to check.
+            document = _locked_for_append(thread_id)
             if expected is not None:
-                _check_version(expected, 0 if created else document.version)
-            if created:
-                change = DocumentChange(thread_id, "append", 1, document.title, len(text), text)
-                _record(document.pk, change, base_version=1, reason=reason, actor=actor)
-                return change
+                _check_version(expected, document.version if document else 0)
+            if document is None:
+                created = _create_for_append(
+                    thread_id, text, expecting_none=expected is not None, reason=reason, actor=actor
+                )
+                if created is not None:
+                    return created
+                document = _locked_for_append(thread_id)  # another call created it first: append to it
+                if document is None:
+                    raise _deleted_while_writing()
             if not text:
                 return DocumentChange(thread_id, "append", document.version, document.title, document.length, text)
             _check_size(document.length + len(text), "the document would have")
@@ -275,20 +284,53 @@ def _rebase(document_id: int, before: datetime) -> int:
     return oldest
 
 
-def _retried_if_deleted(get_or_create):
-    """Run ``get_or_create`` (or ``update_or_create``), once more if it fails the
-    way they do when the row they collided with is deleted before they read
-    it (an IntegrityError); a second failure is the caller's to retry."""
+def _locked_for_append(thread_id: str) -> WorkingDocument | None:
+    """The document, its row locked, with what an append reads of it; None if missing."""
+    return (
+        WorkingDocument.objects.select_for_update()
+        .only("length", "version", "title")
+        .filter(thread_id=thread_id)
+        .first()
+    )
+
+
+def _create_for_append(
+    thread_id: str, text: str, *, expecting_none: bool, reason: str | None, actor: str | None
+) -> DocumentChange | None:
+    """Create the document with ``text`` as its content, through ``upsert_document``;
+    None if another call created it first (``PreconditionFailed`` instead for a
+    caller that expected no document)."""
     try:
-        return get_or_create()
+        with transaction.atomic(using=router.db_for_write(WorkingDocument)):  # a savepoint: the append goes on
+            return WorkspaceRepository.upsert_document(
+                thread_id, content=text, expected_version=0, reason=reason, actor=actor
+            )
+    except PreconditionFailed:
+        if expecting_none:
+            raise
+        return None
+    except IntegrityError:  # the document created first was deleted before this call could read it
+        raise _deleted_while_writing() from None
+
+
+def _deleted_while_writing() -> DeletedWhileWriting:
+    return DeletedWhileWriting(
+        "the document was deleted while this call was writing it; nothing was changed: retry the call"
+    )
+
+
+def _retried_if_deleted(update_or_create):
+    """Run ``update_or_create``, once more if it fails the way it does when the
+    row it collided with is deleted before it read it (an IntegrityError); a
+    second failure is the caller's to retry."""
+    try:
+        return update_or_create()
     except IntegrityError:
         pass
     try:
-        return get_or_create()
+        return update_or_create()
     except IntegrityError:
-        raise DeletedWhileWriting(
-            "the document was deleted while this call was writing it; nothing was changed: retry the call"
-        ) from None
+        raise _deleted_while_writing() from None
 
 
 def _replace_locked(
