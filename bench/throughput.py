@@ -108,6 +108,8 @@ def main() -> None:
     parser.add_argument("--baseline", default=BASELINE, help='a commit to compare with; "" for none')
     parser.add_argument("--workers", type=int, default=2, help="gunicorn sync workers of every server")
     arguments = parser.parse_args()
+    if arguments.rounds < 1 or arguments.seconds < 1:
+        parser.error("--rounds and --seconds must be at least 1")
     database_url, token = database_and_token("bench-throughput")
     body = json.dumps({"content": "x" * 1000, "action_and_reasoning": "Measuring throughput."})
     update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
@@ -144,7 +146,9 @@ def main() -> None:
                 runs[name].append(wrk(target.url, path, key, body, arguments.seconds))
         rss = worker_rss_mb(server)
         hot = f"bench-hot-{uuid.uuid4().hex[:12]}"
-        appends = wrk(server.url, f"/api/workspace/threads/{hot}/tools/append_to_document/", token, chunk, 10, 8)
+        appends = wrk(
+            server.url, f"/api/workspace/threads/{hot}/tools/append_to_document/", token, chunk, arguments.seconds, 8
+        )
         status, document = server.request("GET", f"/api/workspace/threads/{hot}/document/", token)
         # every answered append is in the document, once (a call cut off by wrk's end may have committed too)
         lost = max(0, appends["answered"] - document["version"])

@@ -5,15 +5,19 @@ select_for_update) it proves that IMMEDIATE transactions make writers wait
 rather than fail.
 """
 
+import threading
 import time
+from unittest import mock
 
 import pytest
+from django.db import connections, transaction
 
-from workspace.models import Revision
+from workspace import repository
+from workspace.models import Revision, WorkingDocument
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import run_concurrently, stored
+from .conftest import requires_postgresql, run_concurrently, stored
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -134,3 +138,60 @@ def test_a_retry_while_the_first_call_runs_waits_and_replays_or_is_told_409():
     assert first_envelope == {"success": True, "summary": "appended (1 chars total)", "artifact": None}
     assert retry_envelope == first_envelope or "still running" in retry_envelope["error"]
     assert stored("inflight")["version"] == 1
+
+
+@requires_postgresql
+@pytest.mark.parametrize(
+    "first_write",
+    [
+        lambda: DocumentTools("race").append_to_document(text="mine", action_and_reasoning=WHY),
+        lambda: DocumentTools("race", expected_version=0).update_document(content="mine", action_and_reasoning=WHY),
+    ],
+    ids=["append", "update with If-Match 0"],
+)
+def test_a_create_that_collides_with_a_document_deleted_at_once_creates_it(first_write):
+    """Another call creates the document while this one tries to; the host deletes
+    it before this call can lock it. The thread has no document again: this
+    call creates it, rather than failing because the other created it first."""
+    created, collided, deleted = threading.Event(), threading.Event(), threading.Event()
+    lock_at = repository._lock_at
+
+    def lock_at_after_the_delete(thread_id, expected):
+        if threading.current_thread().name == "collider" and not collided.is_set():
+            collided.set()  # this call's INSERT met the other's row; the host now deletes it
+            assert deleted.wait(10)
+        lock_at(thread_id, expected)
+
+    def create_and_commit_after_a_while():
+        try:
+            with transaction.atomic():
+                WorkspaceRepository.upsert_document("race", content="theirs")
+                created.set()
+                time.sleep(0.5)  # the collider's INSERT waits for this transaction
+        finally:
+            connections.close_all()
+
+    result = {}
+
+    def collide():
+        try:
+            assert created.wait(10)
+            result["envelope"] = first_write()
+        finally:
+            connections.close_all()
+
+    with mock.patch.object(repository, "_lock_at", lock_at_after_the_delete):
+        threads = [
+            threading.Thread(target=create_and_commit_after_a_while),
+            threading.Thread(target=collide, name="collider"),
+        ]
+        for thread in threads:
+            thread.start()
+        assert collided.wait(10)
+        WorkingDocument.objects.filter(thread_id="race").delete()
+        deleted.set()
+        for thread in threads:
+            thread.join(10)
+
+    assert result["envelope"]["success"] is True, result["envelope"]
+    assert stored("race") == {"title": "", "content": "mine", "length": 4, "version": 1}

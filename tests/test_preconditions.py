@@ -1,7 +1,9 @@
 """ETag and If-Match: a call applied only to the version its caller read."""
 
 import pytest
+from django.db import transaction
 
+from workspace.exceptions import PreconditionFailed
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools, workspace_tool
 
@@ -146,6 +148,23 @@ class ConditionalTools(TwoWriteTools):
         """Replace the content if the document is at the given version."""
         change = WorkspaceRepository.upsert_document(self.thread_id, content=content, expected_version=version)
         return f"document updated ({change.length} chars)", None
+
+    @workspace_tool
+    def start_or_continue(self, text: str) -> tuple[str, None]:
+        """Start the document with the text, or add it to the one there is."""
+        try:
+            with transaction.atomic():  # as the repository's docstring says, to catch its error and go on
+                change = WorkspaceRepository.upsert_document(self.thread_id, content=text, expected_version=0)
+        except PreconditionFailed:
+            change = WorkspaceRepository.append_document(self.thread_id, text)
+        return f"{change.length} chars", None
+
+
+def test_a_tool_may_catch_a_failed_expected_version_inside_atomic_and_go_on():
+    for _ in range(2):
+        envelope = ConditionalTools("p-12").start_or_continue(text="ab", action_and_reasoning=WHY)
+        assert envelope["success"] is True, envelope
+    assert stored("p-12") == {"title": "", "content": "abab", "length": 4, "version": 2}
 
 
 def test_a_tool_s_own_expected_version_and_the_call_s_must_both_hold():

@@ -70,7 +70,9 @@ class WorkspaceRepository:
 
         With ``expected_version``, only if the document is at that version (0:
         only if the thread has none), checked under the row lock; otherwise
-        ``PreconditionFailed`` and nothing changes."""
+        ``PreconditionFailed`` and nothing changes. Inside a tool call any error
+        of the repository rolls the whole call back: to catch one and go on,
+        make the call inside ``transaction.atomic()``."""
         validate_thread_id(thread_id)
         _check_text("content", content)
         _check_size(len(content), "content has")
@@ -309,8 +311,6 @@ def _create_for_append(
         if expecting_none:
             raise
         return None
-    except IntegrityError:  # the document created first was deleted before this call could read it
-        raise _deleted_while_writing() from None
 
 
 def _deleted_while_writing() -> DeletedWhileWriting:
@@ -319,16 +319,16 @@ def _deleted_while_writing() -> DeletedWhileWriting:
     )
 
 
-def _retried_if_deleted(update_or_create):
-    """Run ``update_or_create``, once more if it fails the way it does when the
-    row it collided with is deleted before it read it (an IntegrityError); a
-    second failure is the caller's to retry."""
+def _retried_if_deleted(write):
+    """Run ``write`` (an ``update_or_create``, or a create), once more if it fails
+    the way it does when the row it collided with is deleted before it read it
+    (an IntegrityError); a second failure is the caller's to retry."""
     try:
-        return update_or_create()
+        return write()
     except IntegrityError:
         pass
     try:
-        return update_or_create()
+        return write()
     except IntegrityError:
         raise _deleted_while_writing() from None
 
@@ -398,12 +398,16 @@ def check_precondition(thread_id: str, expected: int) -> None:
 
 def _create(thread_id: str, values: dict) -> WorkingDocument:
     """Create the document, or refuse because it exists (``If-Match: "0"``)."""
-    try:
-        with transaction.atomic(using=router.db_for_write(WorkingDocument)):
-            return WorkingDocument.objects.create(thread_id=thread_id, **values)
-    except IntegrityError:
-        _lock_at(thread_id, 0)
-        raise
+
+    def create() -> WorkingDocument:
+        try:
+            with transaction.atomic(using=router.db_for_write(WorkingDocument)):
+                return WorkingDocument.objects.create(thread_id=thread_id, **values)
+        except IntegrityError:
+            _lock_at(thread_id, 0)  # it exists: PreconditionFailed
+            raise  # it existed, and was deleted before this call could lock it
+
+    return _retried_if_deleted(create)
 
 
 def _author(reason: str | None, actor: str | None) -> tuple[str, str | None, str | None]:
