@@ -53,7 +53,9 @@ class Revision(models.Model):
     length = models.PositiveIntegerField(help_text="Characters in the document after this change.")
     text = models.TextField(blank=True, default="", help_text="The appended chunk, or the whole new content.")
     action_and_reasoning = models.TextField(blank=True, default="")
-    actor = models.CharField(max_length=150, null=True, blank=True, help_text="Who made the change.")
+    # Text, not a CharField of Django's 150: a host's user model may name its
+    # users by longer usernames (an email address holds up to 254 characters).
+    actor = models.TextField(null=True, blank=True, help_text="Who made the change: the user's username.")
     tool = models.CharField(max_length=128, null=True, blank=True, help_text="The tool that made it.")
     restored_from = models.PositiveIntegerField(null=True, blank=True)
     base_version = models.PositiveIntegerField()
@@ -88,7 +90,7 @@ class IdempotencyRecord(models.Model):
     """The answer to a tool call made with an ``Idempotency-Key``, stored in the
     call's own transaction, so that a retry is answered from here."""
 
-    owner = models.CharField(max_length=150, help_text="The caller's username; '' for anonymous calls.")
+    owner = models.TextField(help_text="The caller's username, of any length; '' for anonymous calls.")
     key = models.CharField(max_length=255)
     fingerprint = models.CharField(max_length=64, help_text="SHA-256 of the thread, tool and arguments.")
     status_code = models.PositiveSmallIntegerField(help_text="0 while the call runs.")
