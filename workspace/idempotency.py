@@ -84,7 +84,9 @@ def store_answer(claimed: Claim, status_code: int, envelope: dict) -> None:
     )
 
 
-_next_trim = datetime.min.replace(tzinfo=UTC)  # per process
+# Per process, in UTC whatever USE_TZ says: timezone.now() is naive under
+# USE_TZ = False, and a naive time cannot be compared with this aware one.
+_next_trim = datetime.min.replace(tzinfo=UTC)
 
 
 TRIM_BATCH = 1000
@@ -93,8 +95,8 @@ TRIM_BATCH = 1000
 def _trim_expired(now: datetime) -> None:
     """Delete up to TRIM_BATCH expired records, at most once a minute per process."""
     global _next_trim
-    if now < _next_trim:
+    if datetime.now(UTC) < _next_trim:
         return
-    _next_trim = now + TRIM_INTERVAL
+    _next_trim = datetime.now(UTC) + TRIM_INTERVAL
     expired = IdempotencyRecord.objects.filter(created_at__lt=now - KEPT_FOR).values_list("pk", flat=True)
     IdempotencyRecord.objects.filter(pk__in=list(expired[:TRIM_BATCH])).delete()

@@ -135,12 +135,13 @@ class ThreadEventStorage(StorageBase):
         return Event(channel, event_type, encoded, id=event_id)
 
     TRIM_INTERVAL = timedelta(minutes=1)
-    _next_trim = datetime.min.replace(tzinfo=UTC)  # per process, shared by instances
+    # Per process, shared by instances; in UTC whatever USE_TZ says (timezone.now()
+    # is naive under USE_TZ = False, and cannot be compared with an aware time).
+    _next_trim = datetime.min.replace(tzinfo=UTC)
 
     def trim_event_log(self) -> None:
         """Delete artifact events older than a day, in one statement, at most once a minute per process."""
-        now = timezone.now()
-        if now < ThreadEventStorage._next_trim:
+        if datetime.now(UTC) < ThreadEventStorage._next_trim:
             return
-        ThreadEventStorage._next_trim = now + self.TRIM_INTERVAL
-        StoredEvent.objects.filter(created__lt=now - ARTIFACTS_KEPT_FOR).delete()
+        ThreadEventStorage._next_trim = datetime.now(UTC) + self.TRIM_INTERVAL
+        StoredEvent.objects.filter(created__lt=timezone.now() - ARTIFACTS_KEPT_FOR).delete()
