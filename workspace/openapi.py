@@ -249,7 +249,7 @@ def with_a_path_per_tool(schema: dict) -> dict:
     return schema
 
 
-class WorkspaceSchemaView(views.FailuresAsEnvelope, SpectacularAPIView):
+class WorkspaceSchemaView(views.AppOwnDefaults, views.FailuresAsEnvelope, SpectacularAPIView):
     """``GET schema/``: the app's endpoints only, under whatever prefix the host chose, as JSON.
     For authenticated users only, as every endpoint of the app (it lists the
     tools, as ``tools/`` does), whatever the host's SPECTACULAR_SETTINGS say."""
@@ -278,7 +278,7 @@ class WorkspaceSchemaView(views.FailuresAsEnvelope, SpectacularAPIView):
         return Response(schema)
 
 
-class WorkspaceDocsView(SpectacularRedocView):
+class WorkspaceDocsView(views.AppOwnDefaults, SpectacularRedocView):
     """``GET docs/``: the schema rendered by Redoc, served from the app's static files (no CDN)."""
 
     url_name = "workspace:schema"

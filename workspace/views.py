@@ -10,13 +10,13 @@ from django.core.handlers.wsgi import LimitedStream
 from django.db import InterfaceError, OperationalError
 from django.http import Http404, JsonResponse
 from django.views.decorators.csrf import csrf_exempt
-from rest_framework import permissions, serializers
+from rest_framework import ISO_8601, permissions, serializers
 from rest_framework.exceptions import APIException, NotFound, ParseError
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import JSONParser
 from rest_framework.renderers import JSONRenderer
 from rest_framework.response import Response
-from rest_framework.views import APIView
+from rest_framework.views import APIView, exception_handler
 
 from . import history
 from .access import can_access
@@ -105,7 +105,33 @@ class FailuresAsEnvelope:
         return self.request.method not in permissions.SAFE_METHODS
 
 
-class WorkspaceView(FailuresAsEnvelope, APIView):
+# What the host's REST_FRAMEWORK defaults must not change in the app's views:
+# their permissions (every view needs a signed-in user unless it says more),
+# throttles (each view names its own rate; streams are bounded by
+# WORKSPACE_MAX_STREAMS_PER_USER), versioning and exception handler (the
+# envelope is shaped from DRF's own). The host's authentication classes do
+# apply: they are how its users and agents sign in. (Comments, not a
+# docstring: schema generators would show it as each endpoint's description.)
+class AppOwnDefaults:
+    permission_classes = [permissions.IsAuthenticated]
+    throttle_classes = []
+    versioning_class = None
+
+    def get_exception_handler(self):
+        return exception_handler
+
+    def get_authenticate_header(self, request):
+        """The challenge of the first authentication class that has one (DRF asks
+        only the first): with session authentication listed first, a request
+        without credentials is still 401 with a WWW-Authenticate header, not 403."""
+        for authenticator in self.get_authenticators():
+            header = authenticator.authenticate_header(request)
+            if header:
+                return header
+        return None
+
+
+class WorkspaceView(AppOwnDefaults, FailuresAsEnvelope, APIView):
     parser_classes = [JSONParser]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnly
@@ -178,8 +204,8 @@ class DocumentView(WorkspaceView):
         content = serializers.CharField()
         length = serializers.IntegerField()
         version = serializers.IntegerField()
-        created_at = serializers.DateTimeField()
-        updated_at = serializers.DateTimeField()
+        created_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
+        updated_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
 
     def get(self, request, thread_id: str):
         document = WorkspaceRepository.get_document(thread_id)
@@ -195,7 +221,7 @@ class RevisionSerializer(serializers.Serializer):
     actor = serializers.CharField(allow_null=True)
     tool = serializers.CharField(allow_null=True)
     restored_from = serializers.IntegerField(allow_null=True)
-    created_at = serializers.DateTimeField()
+    created_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
 
 
 MAX_REVISIONS_PER_PAGE = 1000
