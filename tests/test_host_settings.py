@@ -8,8 +8,10 @@ from datetime import timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+from django.core.checks import run_checks
 from django.db import connection
 from django.test import override_settings
+from django.urls import include, path
 from django.utils import timezone
 from django_eventstream.models import Event as StoredEvent
 
@@ -84,3 +86,108 @@ def test_a_host_with_its_own_user_model_and_rest_framework_defaults_changes_noth
         timeout=540,
     )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
+
+
+def workspace_messages() -> dict:
+    return {message.id: message for message in run_checks() if (message.id or "").startswith("workspace.")}
+
+
+class BearerAuthentication:
+    """A host's own scheme for programs (a JWT, say): it challenges with WWW-Authenticate."""
+
+    def authenticate(self, request):
+        return None
+
+    def authenticate_header(self, request):
+        return "Bearer"
+
+
+SESSION = "rest_framework.authentication.SessionAuthentication"
+
+
+@pytest.mark.parametrize("classes", [[SESSION], []], ids=["session only", "none"])
+def test_no_authentication_class_that_reads_tokens_is_a_warning(settings, classes):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": classes}
+    messages = workspace_messages()
+    assert set(messages) == {"workspace.W003"}
+    assert "agents cannot authenticate" in messages["workspace.W003"].msg
+    assert "workspace.authentication.TokenAuthentication" in messages["workspace.W003"].hint
+
+
+@pytest.mark.parametrize(
+    "token_class",
+    [
+        "workspace.authentication.TokenAuthentication",
+        "rest_framework.authentication.TokenAuthentication",
+        "tests.test_host_settings.BearerAuthentication",
+    ],
+)
+def test_an_authentication_class_that_reads_tokens_after_the_session_passes(settings, token_class):
+    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": [SESSION, token_class]}
+    assert workspace_messages() == {}
+
+
+def test_a_login_url_that_names_no_url_while_the_panel_is_served_is_an_error(settings):
+    settings.ROOT_URLCONF = PanelWithoutLogin
+    messages = workspace_messages()
+    assert set(messages) == {"workspace.E017"}
+    assert "'login'" in messages["workspace.E017"].msg and "NoReverseMatch" in messages["workspace.E017"].msg
+    assert messages["workspace.E017"].hint
+
+
+class PanelWithoutLogin:
+    """A host's URLconf: the panel, and no view named "login"."""
+
+    urlpatterns = [path("workspace/", include("workspace.panel_urls"))]
+
+
+class ApiWithoutPanel:
+    urlpatterns = [path("api/workspace/", include("workspace.urls"))]
+
+
+@pytest.mark.parametrize(
+    "urls, login_url",
+    [
+        (PanelWithoutLogin, "/sign-in/"),  # a path: followed as it is
+        (PanelWithoutLogin, "https://sso.example.com/login"),
+        (ApiWithoutPanel, "login"),  # no panel: nobody is sent there
+    ],
+    ids=["path", "another site", "no panel"],
+)
+def test_a_login_url_that_resolves_or_no_panel_passes(settings, urls, login_url):
+    settings.ROOT_URLCONF, settings.LOGIN_URL = urls, login_url
+    assert workspace_messages() == {}
+
+
+def without_redis(monkeypatch) -> None:
+    """As if the redis package were not installed: importing it fails."""
+    monkeypatch.setitem(sys.modules, "redis", None)
+
+
+REDIS_CACHE = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1"}}
+
+
+def test_eventstream_redis_without_the_redis_package_is_an_error(settings, monkeypatch):
+    settings.EVENTSTREAM_REDIS = {"host": "127.0.0.1", "port": 6379}
+    without_redis(monkeypatch)
+    messages = workspace_messages()
+    assert set(messages) == {"workspace.E018"}
+    assert messages["workspace.E018"].msg.startswith("EVENTSTREAM_REDIS use")
+    assert "[redis]" in messages["workspace.E018"].hint
+
+
+def test_a_redis_cache_without_the_redis_package_is_an_error(settings, monkeypatch):
+    settings.CACHES = REDIS_CACHE
+    without_redis(monkeypatch)
+    assert set(workspace_messages()) == {"workspace.E018"}
+
+
+def test_redis_settings_with_the_redis_package_pass(settings):
+    settings.EVENTSTREAM_REDIS = {"host": "127.0.0.1", "port": 6379}
+    settings.CACHES = REDIS_CACHE
+    assert workspace_messages() == {}
+
+
+def test_no_redis_settings_and_no_redis_package_pass(monkeypatch):
+    without_redis(monkeypatch)
+    assert workspace_messages() == {}

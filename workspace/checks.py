@@ -1,4 +1,5 @@
-"""System checks for the ``WORKSPACE_*`` settings (``python manage.py check``)."""
+"""System checks for the ``WORKSPACE_*`` settings, and for the host's own
+settings the app depends on (``python manage.py check``)."""
 
 from django.conf import settings
 from django.core import checks
@@ -20,6 +21,9 @@ def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
+        *_check_token_authentication(),
+        *_check_login_url(),
+        *_check_redis_installed(),
     ]
 
 
@@ -219,4 +223,78 @@ def _check_tool_collections():
             f"WORKSPACE_TOOL_COLLECTIONS declares a tool twice: {error}.",
             hint="Give every tool a unique name across the collections.",
             id="workspace.E005",
+        )
+
+
+def _check_token_authentication():
+    """Agents sign in with a token in the Authorization header; session cookies are for browsers."""
+    from rest_framework.settings import api_settings
+
+    try:
+        classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    except ImportError:
+        return  # DRF's own error names the class it cannot import, at the first request
+    if not any(_reads_the_authorization_header(authentication) for authentication in classes):
+        yield checks.Warning(
+            "None of REST_FRAMEWORK's DEFAULT_AUTHENTICATION_CLASSES reads API tokens: agents cannot "
+            "authenticate (a request with Authorization: Token ... is refused with 403).",
+            hint="Add 'workspace.authentication.TokenAuthentication' (DRF's TokenAuthentication, looked up "
+            "faster) to DEFAULT_AUTHENTICATION_CLASSES and 'rest_framework.authtoken' to INSTALLED_APPS.",
+            id="workspace.W003",
+        )
+
+
+def _reads_the_authorization_header(authentication: type) -> bool:
+    """DRF's token authentication, or any class that challenges a client with a
+    WWW-Authenticate scheme (a bearer token, say): one an agent can answer."""
+    from django.http import HttpRequest
+    from rest_framework.authentication import TokenAuthentication
+
+    if isinstance(authentication, type) and issubclass(authentication, TokenAuthentication):
+        return True
+    try:
+        return bool(authentication().authenticate_header(HttpRequest()))
+    except Exception:  # a host's class that needs more than this to answer: not known to read tokens
+        return False
+
+
+def _check_login_url():
+    """The panel sends a signed-out visitor to LOGIN_URL; a name that reverses nowhere is a 500 there."""
+    from django.shortcuts import resolve_url
+    from django.urls import NoReverseMatch, reverse
+
+    try:
+        reverse("workspace_panel:thread", args=["thread"])
+    except Exception:  # the panel is not served (or the URLconf is broken, which Django's own check reports)
+        return
+    try:
+        resolve_url(settings.LOGIN_URL)
+    except NoReverseMatch:
+        yield checks.Error(
+            f"LOGIN_URL {settings.LOGIN_URL!r} names no URL while the panel's urls are included: a signed-out "
+            "visitor to the panel gets a server error (NoReverseMatch) instead of a sign-in page.",
+            hint="Include a login view (path('accounts/', include('django.contrib.auth.urls')) gives one named "
+            "'login') and set LOGIN_URL to its name or its path, e.g. '/accounts/login/'.",
+            id="workspace.E017",
+        )
+
+
+REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
+
+
+def _check_redis_installed():
+    """EVENTSTREAM_REDIS and Django's Redis cache need the redis package. (django-eventstream 5.3 stops
+    the process with its own ImportError first when EVENTSTREAM_REDIS is set; a Redis cache would
+    fail only at its first use.)"""
+    users = ["EVENTSTREAM_REDIS"] if getattr(settings, "EVENTSTREAM_REDIS", None) is not None else []
+    users += [f"CACHES[{alias!r}]" for alias, cache in settings.CACHES.items() if cache.get("BACKEND") == REDIS_CACHE]
+    if not users:
+        return
+    try:
+        import redis  # noqa: F401
+    except ImportError:
+        yield checks.Error(
+            f"{' and '.join(users)} use Redis, but the redis package is not installed.",
+            hint="Install it: pip install 'django-workspace[redis]' (or pip install redis).",
+            id="workspace.E018",
         )
