@@ -4,7 +4,7 @@ change how the app's endpoints behave."""
 import os
 import subprocess
 import sys
-from datetime import timedelta
+from datetime import datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
@@ -46,6 +46,8 @@ def test_without_time_zones_a_call_with_an_idempotency_key_is_applied_once(api):
     assert retry["Idempotent-Replayed"] == "true"
     assert stored("naive")["version"] == 1
     assert close_to_now(IdempotencyRecord.objects.get(key="k-naive").created_at)
+    shown = datetime.fromisoformat(api.get("/api/workspace/threads/naive/document/").json()["updated_at"])
+    assert shown.tzinfo is None and close_to_now(shown)  # in TIME_ZONE, as the host's other times
 
 
 @override_settings(USE_TZ=False, TIME_ZONE="Pacific/Kiritimati", WORKSPACE_TOOL_COLLECTIONS=WITH_CHARTS)
@@ -73,7 +75,7 @@ def test_a_host_with_its_own_user_model_and_rest_framework_defaults_changes_noth
     key and 254-character email usernames, and a REST_FRAMEWORK of the host's own
     (session authentication first, throttles, AllowAny, pagination, the browsable
     API, an exception handler, namespace versioning, a date format)."""
-    environment = {**os.environ, "PYTHONDONTWRITEBYTECODE": "1"}
+    environment = dict(os.environ)
     if url := host_database_url():
         environment["DATABASE_URL"] = url
     environment.pop("REDIS_URL", None)
