@@ -107,9 +107,16 @@ class BearerAuthentication:
 SESSION = "rest_framework.authentication.SessionAuthentication"
 
 
-@pytest.mark.parametrize("classes", [[SESSION], []], ids=["session only", "none"])
+@pytest.mark.parametrize(
+    "classes",
+    [[SESSION], [], None],
+    ids=["session only", "none", "DRF's defaults: session and basic"],
+)
 def test_no_authentication_class_that_reads_tokens_is_a_warning(settings, classes):
-    settings.REST_FRAMEWORK = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": classes}
+    rest_framework = {**settings.REST_FRAMEWORK, "DEFAULT_AUTHENTICATION_CLASSES": classes}
+    if classes is None:
+        del rest_framework["DEFAULT_AUTHENTICATION_CLASSES"]
+    settings.REST_FRAMEWORK = rest_framework
     messages = workspace_messages()
     assert set(messages) == {"workspace.W003"}
     assert "agents cannot authenticate" in messages["workspace.W003"].msg

@@ -237,7 +237,7 @@ def _check_token_authentication():
     if not any(_reads_the_authorization_header(authentication) for authentication in classes):
         yield checks.Warning(
             "None of REST_FRAMEWORK's DEFAULT_AUTHENTICATION_CLASSES reads API tokens: agents cannot "
-            "authenticate (a request with Authorization: Token ... is refused with 403).",
+            "authenticate (a request with Authorization: Token ... is refused as if it had no credentials).",
             hint="Add 'workspace.authentication.TokenAuthentication' (DRF's TokenAuthentication, looked up "
             "faster) to DEFAULT_AUTHENTICATION_CLASSES and 'rest_framework.authtoken' to INSTALLED_APPS.",
             id="workspace.W003",
@@ -246,16 +246,18 @@ def _check_token_authentication():
 
 def _reads_the_authorization_header(authentication: type) -> bool:
     """DRF's token authentication, or any class that challenges a client with a
-    WWW-Authenticate scheme (a bearer token, say): one an agent can answer."""
+    WWW-Authenticate scheme other than Basic (a bearer token, say): one an
+    agent can answer with a token. (Basic, in DRF's defaults, takes passwords.)"""
     from django.http import HttpRequest
     from rest_framework.authentication import TokenAuthentication
 
     if isinstance(authentication, type) and issubclass(authentication, TokenAuthentication):
         return True
     try:
-        return bool(authentication().authenticate_header(HttpRequest()))
+        challenge = authentication().authenticate_header(HttpRequest())
     except Exception:  # a host's class that needs more than this to answer: not known to read tokens
         return False
+    return bool(challenge) and challenge.split()[0].lower() != "basic"
 
 
 def _check_login_url():
