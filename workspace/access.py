@@ -7,6 +7,7 @@ A policy is ``policy(user, thread_id, action) -> bool``, ``action`` being
 """
 
 import inspect
+from collections.abc import Callable
 
 from django.utils.module_loading import import_string
 
@@ -27,12 +28,18 @@ def allow_authenticated(user, thread_id: str, action: str = "read") -> bool:
 
 def can_access(user, thread_id: str, action: str = "read") -> bool:
     """Deny unless the policy answers exactly ``True``."""
+    return access_checker(user, action)(thread_id)
+
+
+def access_checker(user, action: str = "read") -> Callable[[str], bool]:
+    """``can_access`` for one user and action, the policy looked up once: for
+    asking about many threads (the admin's list of documents)."""
     if action not in ACTIONS:
         raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
     policy = import_string(conf.ACCESS_POLICY)
     if _takes_action(policy):
-        return policy(user, thread_id, action) is True
-    return policy(user, thread_id) is True
+        return lambda thread_id: policy(user, thread_id, action) is True
+    return lambda thread_id: policy(user, thread_id) is True
 
 
 def _takes_action(policy) -> bool:
