@@ -30,6 +30,11 @@ class ExpectedVersions:
     def exactly(cls, version: int) -> "ExpectedVersions":
         return cls(versions=frozenset([version]))
 
+    @property
+    def only(self) -> int | None:
+        """The version, when exactly one is expected."""
+        return next(iter(self.versions)) if len(self.versions) == 1 and not self.any_existing else None
+
     def match(self, current: int) -> bool:
         """Whether the document, at version ``current`` (0: none), meets the condition."""
         return current > 0 if self.any_existing else current in self.versions
@@ -39,8 +44,8 @@ class ExpectedVersions:
             return "any existing version (If-Match: *)"
         if not self.versions:
             return "no version (a weak entity tag, W/, never matches)"
-        if len(self.versions) == 1:
-            return f"the expected version {next(iter(self.versions))}"
+        if self.only is not None:
+            return f"the expected version {self.only}"
         return f"one of the expected versions {', '.join(map(str, sorted(self.versions)))}"
 
 

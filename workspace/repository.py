@@ -91,9 +91,13 @@ class WorkspaceRepository:
                 replaced = _replace(thread_id, content, title, reason=reason, actor=actor)
                 if replaced:
                     return replaced
-            if expected is not None and _lock_at(thread_id, expected) == 0:
-                document = _create(thread_id, created_values)  # expected to have none, still has none
+            if isinstance(expected, ExpectedVersions):  # a list, or *: checked here, then the version it is at
+                expected = _lock_at(thread_id, expected)
+            if expected == 0:
+                document = _create(thread_id, created_values)
             else:
+                if expected is not None:
+                    _lock_at(thread_id, expected)
                 updates = {
                     "content": content,
                     "length": length,
@@ -362,14 +366,15 @@ def _replace_locked(
     return change
 
 
-def _expected_version() -> ExpectedVersions | None:
-    """The versions the current call expects, for its first write only: a
-    second write of the same call builds on the first."""
+def _expected_version() -> int | ExpectedVersions | None:
+    """The version the current call expects (or the versions, for a list or
+    ``*``), for its first write only: a second write of the same call builds on the first."""
     call = current_call()
     if call is None or call.expected_version is None or call.precondition_checked:
         return None
     call.precondition_checked = True
-    return call.expected_version
+    expected = call.expected_version
+    return expected.only if expected.only is not None else expected
 
 
 def _check_version(expected: int | ExpectedVersions, current: int) -> None:
