@@ -24,8 +24,9 @@ from .models import Revision, WorkingDocument
 from .repository import WorkspaceRepository
 
 REVISIONS_PER_PAGE = 100
-# difflib compares lines pairwise in the worst case: past this many lines on
-# either side (a second of work at most), the revision page shows the two
+# difflib's work grows with the product of the two sides' line counts at
+# worst, so each side is bounded (an empty side made a product bound useless):
+# past this many lines on either side, the revision page shows the two
 # versions whole instead of a line diff.
 DIFF_MAX_LINES = 1000
 MAX_VERSION = 2**63 - 1
