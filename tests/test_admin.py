@@ -214,3 +214,112 @@ def test_a_diff_too_large_to_compute_quickly_is_not_attempted(client, admin_user
     page = client.get(f"{LIST}{document.pk}/revisions/2/").content.decode()
     assert "Too many lines to compare here" in page
     assert "line seven" in page  # the content at that version is still shown
+
+
+def test_the_first_revision_of_a_document_of_many_lines_is_shown_without_a_diff(client, admin_user, settings):
+    # Version 1 has an empty side: a bound on the product of the line counts never applied to it.
+    many_lines = "x\n" * 200_000
+    WorkspaceRepository.upsert_document("long", content=many_lines)
+    document = WorkingDocument.objects.get(thread_id="long")
+    client.force_login(admin_user)
+
+    response = client.get(f"{LIST}{document.pk}/revisions/1/")
+
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Too many lines to compare here (more than 1000 on a side)" in page
+    assert '<span class="add">' not in page
+    assert len(page) < len(many_lines) + 64 * 1024  # the content once, and the page around it
+
+
+def test_past_the_diff_bound_both_versions_are_shown_whole(client, admin_user):
+    before = "".join(f"line {n}\n" for n in range(1500))
+    WorkspaceRepository.upsert_document("wide", content=before)
+    WorkspaceRepository.upsert_document("wide", content=before.replace("line 7\n", "line seven\n"))
+    document = WorkingDocument.objects.get(thread_id="wide")
+    client.force_login(admin_user)
+
+    page = client.get(f"{LIST}{document.pk}/revisions/2/").content.decode()
+
+    previous = page.split('<pre class="revision-content" id="previous-content">')[1].split("</pre>")[0]
+    current = page.split('<pre class="revision-content" id="revision-content">')[1].split("</pre>")[0]
+    assert (previous, current) == (before, before.replace("line 7\n", "line seven\n"))
+
+
+def readable_if_public_writable_if_shared(user, thread_id, action):
+    """A policy that tells reading from writing."""
+    return thread_id.startswith("public") and (action == "read" or thread_id == "public-shared")
+
+
+@pytest.fixture
+def policy_documents(settings):
+    settings.WORKSPACE_ACCESS_POLICY = "tests.test_admin.readable_if_public_writable_if_shared"
+    for thread_id in ("public-shared", "public-read-only", "private"):
+        WorkspaceRepository.upsert_document(thread_id, content=f"{thread_id} v1", title=f"title of {thread_id}")
+        WorkspaceRepository.upsert_document(thread_id, content=f"{thread_id} v2")
+    return {document.thread_id: document for document in WorkingDocument.objects.all()}
+
+
+def test_the_list_shows_only_the_documents_the_policy_lets_the_user_read(client, admin_user, policy_documents):
+    client.force_login(admin_user)
+    page = client.get(LIST).content.decode()
+    assert "title of public-shared" in page and "title of public-read-only" in page
+    assert "private" not in page
+    searched = client.get(LIST, {"q": "title"}).content.decode()
+    assert "title of public-shared" in searched and "private" not in searched
+
+
+def test_documents_the_policy_hides_are_refused_on_every_page(client, admin_user, policy_documents):
+    private = policy_documents["private"]
+    client.force_login(admin_user)
+    for path in ("change/", "history/", "revisions/1/"):
+        response = client.get(f"{LIST}{private.pk}/{path}")
+        assert response.status_code == 403, path
+        assert "private v" not in response.content.decode()
+    assert client.post(f"{LIST}{private.pk}/revisions/1/restore/").status_code == 403
+    assert stored("private")["version"] == 2
+
+
+def test_restoring_needs_the_policy_s_write_permission(client, admin_user, policy_documents):
+    client.force_login(admin_user)
+    read_only = policy_documents["public-read-only"]
+    page = client.get(f"{LIST}{read_only.pk}/revisions/1/").content.decode()
+    assert "public-read-only v1" in page and "Restore this version" not in page
+    assert client.post(f"{LIST}{read_only.pk}/revisions/1/restore/").status_code == 403
+    assert stored("public-read-only")["content"] == "public-read-only v2"
+
+    shared = policy_documents["public-shared"]
+    assert "Restore this version" in client.get(f"{LIST}{shared.pk}/revisions/1/").content.decode()
+    assert client.post(f"{LIST}{shared.pk}/revisions/1/restore/").status_code == 302
+    assert stored("public-shared")["content"] == "public-shared v1"
+
+
+def public_only(user, thread_id):
+    """A policy of two arguments: its answer holds for reading and for writing."""
+    return thread_id.startswith("public")
+
+
+def test_a_policy_of_two_arguments_answers_for_reading_and_for_writing(client, admin_user, policy_documents, settings):
+    settings.WORKSPACE_ACCESS_POLICY = "tests.test_admin.public_only"
+    client.force_login(admin_user)
+    assert "private" not in client.get(LIST).content.decode()
+    read_only = policy_documents["public-read-only"]
+    assert client.post(f"{LIST}{read_only.pk}/revisions/1/restore/").status_code == 302
+    assert stored("public-read-only")["content"] == "public-read-only v1"
+
+
+@pytest.mark.parametrize(
+    "path",
+    [
+        "abc/history/",
+        "abc/revisions/1/",
+        "1%20or%201/history/",
+        "{pk}/revisions/99999999999999999999999/",
+    ],
+)
+def test_a_malformed_id_or_version_in_a_history_url_is_404(client, admin_user, edited, path):
+    client.force_login(admin_user)
+    url = LIST + path.format(pk=edited.pk)
+    assert client.get(url).status_code == 404
+    assert client.post(url.replace("/history/", "/revisions/1/") + "restore/").status_code == 404
+    assert stored("thread-42")["version"] == 4

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from workspace.events import artifact_channel
 from workspace.events import document_channel as channel_for
+from workspace.models import WorkingDocument
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools, workspace_tool
 
@@ -740,3 +741,43 @@ def test_a_write_does_not_wait_for_a_hung_pushpin_and_its_event_arrives_once_onl
         stream.close()
     finally:
         server.stop()
+
+
+def test_a_last_event_id_of_a_just_deleted_document_gets_a_stream_reset(server, token):
+    # Its newest revision was the newest of all: no key above it says it was ever given.
+    seen = last_event_id(server, token, "deleted")
+    WorkingDocument.objects.filter(thread_id="deleted").delete()
+
+    stream = subscribe(server, token, "deleted", **{"Last-Event-ID": seen})
+    assert stream.next("stream-reset").json() == {"channels": [channel_for("deleted")]}
+    server.call(token, "deleted", "append_to_document", text="anew", action_and_reasoning=WHY)
+    anew = stream.next().json()  # the new document's first change: version 1 again
+    assert (anew["version"], anew["content"]) == (1, "anew")
+    stream.close()
+
+
+def test_events_too_large_to_carry_say_omitted_live_and_on_replay(server, token):
+    # Each layer that leaves a text out is checked: the database's (too many
+    # characters) and the encoder's (few characters, but six each once escaped).
+    seen = last_event_id(server, token, "omitted")
+    stream = subscribe(server, token, "omitted", **{"Last-Event-ID": seen})
+    control = "\x01" * 40_000  # within WORKSPACE_EVENT_MAX_CHARS, 240,000 characters as JSON
+    server.call(token, "omitted", "update_document", content="z" * 70_000, action_and_reasoning=WHY)
+    server.call(token, "omitted", "update_document", content=control, action_and_reasoning=WHY)
+    server.call(token, "omitted", "append_to_document", text=control, action_and_reasoning=WHY)
+    server.call(token, "omitted", "append_to_document", text="!", action_and_reasoning=WHY)
+    live = stream.collect(4)
+    stream.close()
+    replay = subscribe(server, token, "omitted", **{"Last-Event-ID": seen})
+    replayed = replay.collect(4)
+    replay.close()
+
+    common = {"thread_id": "omitted", "title": ""}
+    expected = [
+        {**common, "version": 2, "op": "update", "length": 70_000, "omitted": True},
+        {**common, "version": 3, "op": "update", "length": 40_000, "omitted": True},
+        {**common, "version": 4, "op": "append", "length": 80_000, "omitted": True},
+        {**common, "version": 5, "op": "append", "length": 80_001, "text": "!"},
+    ]
+    assert [event.json() for event in live] == expected
+    assert [event.json() for event in replayed] == expected

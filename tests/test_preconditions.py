@@ -2,12 +2,13 @@
 
 import pytest
 from django.db import transaction
+from rest_framework.test import APIClient
 
 from workspace.exceptions import PreconditionFailed
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools, workspace_tool
 
-from .conftest import call_tool, stored
+from .conftest import call_tool, requires_postgresql, run_concurrently, stored
 from .test_tools import FailingTools
 
 pytestmark = pytest.mark.django_db
@@ -86,7 +87,9 @@ def test_if_match_on_a_missing_document_is_412_with_version_0(api):
     assert stored("p-5") is None
 
 
-@pytest.mark.parametrize("value", ['"x"', '"-1"', "*", '""', 'W/"3"', '"3', "1" * 19])
+@pytest.mark.parametrize(
+    "value", ['"x"', '"-1"', '""', '"3', "1" * 19, "W/3", '*, "1"', ", ,", ", ".join(['"1"'] * 101)]
+)
 def test_a_malformed_if_match_is_400(api, value):
     DocumentTools("p-6").update_document(content="old", action_and_reasoning=WHY)
     response = call(
@@ -185,3 +188,106 @@ def test_if_match_may_omit_the_quotes(api):
     DocumentTools("p-10").update_document(content="old", action_and_reasoning=WHY)
     response = call(api, "p-10", "append_to_document", {"text": "!", "action_and_reasoning": WHY}, **{"If-Match": "1"})
     assert response.status_code == 200
+
+
+@pytest.mark.parametrize(
+    "tool, arguments",
+    [
+        ("update_document", {"content": "new"}),
+        ("append_to_document", {"text": "+"}),
+        ("append_to_document", {"text": ""}),
+        ("edit_document", {"old_str": "old", "new_str": "new"}),
+    ],
+)
+def test_if_match_star_applies_the_call_to_any_existing_document_and_is_412_without_one(api, tool, arguments):
+    body = {**arguments, "action_and_reasoning": WHY}
+    missing = call(api, "p-20", tool, body, **{"If-Match": "*"})
+    assert missing.status_code == 412
+    assert missing.json() == {
+        "success": False,
+        "error": "the document is at version 0, not any existing version (If-Match: *); nothing was changed: "
+        "read the document again and retry",
+        "current_version": 0,
+    }
+    assert stored("p-20") is None
+
+    DocumentTools("p-20").update_document(content="old", action_and_reasoning=WHY)
+    DocumentTools("p-20").append_to_document(text="", action_and_reasoning=WHY)
+    assert call(api, "p-20", tool, body, **{"If-Match": " * "}).status_code == 200
+
+
+def test_a_list_in_if_match_applies_the_call_if_any_of_its_versions_is_the_current_one(api):
+    DocumentTools("p-21").update_document(content="a", action_and_reasoning=WHY)
+    DocumentTools("p-21").append_to_document(text="b", action_and_reasoning=WHY)
+    body = {"text": "c", "action_and_reasoning": WHY}
+
+    stale = call(api, "p-21", "append_to_document", body, **{"If-Match": '"1", "3"'})
+    assert stale.status_code == 412
+    assert stale.json()["error"].startswith("the document is at version 2, not one of the expected versions 1, 3;")
+    assert stale.json()["current_version"] == 2
+
+    assert call(api, "p-21", "append_to_document", body, **{"If-Match": '"1", , "2"'}).status_code == 200
+    assert stored("p-21")["content"] == "abc"
+
+
+def test_a_list_with_version_0_creates_the_document_or_changes_it_at_the_other_versions(api):
+    body = {"content": "first", "action_and_reasoning": WHY}
+    assert call(api, "p-22", "update_document", body, **{"If-Match": '"0", "1"'}).status_code == 200
+    assert call(api, "p-22", "update_document", body, **{"If-Match": '"0", "1"'}).status_code == 200
+    assert call(api, "p-22", "update_document", body, **{"If-Match": '"0", "1"'}).status_code == 412
+    assert stored("p-22")["version"] == 2
+
+
+@pytest.mark.parametrize("value", ['W/"1"', 'W/"1", W/"2"', 'W/"0"'])
+def test_a_weak_if_match_never_matches(api, value):
+    DocumentTools("p-23").update_document(content="old", action_and_reasoning=WHY)
+    body = {"content": "new", "action_and_reasoning": WHY}
+    response = call(api, "p-23", "update_document", body, **{"If-Match": value})
+    assert response.status_code == 412
+    assert response.json()["current_version"] == 1
+    assert stored("p-23")["content"] == "old"
+    # A strong tag beside the weak one still matches.
+    assert call(api, "p-23", "update_document", body, **{"If-Match": f'{value}, "1"'}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    "if_match, expected_version",
+    [('"1"', 2), ('"2"', 1), ("*", 0), ('W/"1"', 1), ('"2", "3"', 1)],
+)
+def test_if_match_and_an_expected_version_argument_that_disagree_are_400(api, if_match, expected_version):
+    DocumentTools("p-24").update_document(content="old", action_and_reasoning=WHY)
+    body = {"old_str": "old", "new_str": "new", "expected_version": expected_version, "action_and_reasoning": WHY}
+    response = call(api, "p-24", "edit_document", body, **{"If-Match": if_match})
+    assert response.status_code == 400
+    assert "If-Match" in response.json()["error"] and "expected_version" in response.json()["error"]
+    assert stored("p-24")["content"] == "old"
+    in_python = DocumentTools("p-24", expected_version=2).edit_document(
+        old_str="old", new_str="new", expected_version=1, action_and_reasoning=WHY
+    )
+    assert "disagree" in in_python["error"]
+
+
+@pytest.mark.parametrize("if_match", ['"1"', "*", '"1", "2"'])
+def test_if_match_and_an_expected_version_argument_that_agree_apply_the_edit(api, if_match):
+    DocumentTools("p-25").update_document(content="old", action_and_reasoning=WHY)
+    body = {"old_str": "old", "new_str": "new", "expected_version": 1, "action_and_reasoning": WHY}
+    assert call(api, "p-25", "edit_document", body, **{"If-Match": if_match}).status_code == 200
+    assert stored("p-25") == {"title": "", "content": "new", "length": 3, "version": 2}
+
+
+@requires_postgresql
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("if_match, winners", [('"7", "1"', 1), ('W/"1", "1"', 1), ("*", 16)])
+def test_if_match_lists_and_star_are_checked_under_the_row_lock(token, if_match, winners):
+    DocumentTools("p-26").update_document(content="v1", action_and_reasoning=WHY)
+
+    def update(n: int):
+        client = APIClient()
+        client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
+        body = {"content": f"writer {n}", "action_and_reasoning": WHY}
+        return call(client, "p-26", "update_document", body, **{"If-Match": if_match})
+
+    responses = run_concurrently([lambda n=n: update(n) for n in range(16)])
+
+    assert sorted(response.status_code for response in responses) == [200] * winners + [412] * (16 - winners)
+    assert stored("p-26")["version"] == 1 + winners

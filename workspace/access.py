@@ -1,22 +1,53 @@
 """Who may use which thread: one policy, named by ``WORKSPACE_ACCESS_POLICY``,
-applied to the tools, the document endpoint and the event stream alike."""
+applied to the tools, the document endpoint, the event stream and the admin alike.
+
+A policy is ``policy(user, thread_id, action) -> bool``, ``action`` being
+``"read"`` or ``"write"``; a policy that takes two arguments,
+``policy(user, thread_id)``, answers both.
+"""
+
+import inspect
+from collections.abc import Callable
 
 from django.utils.module_loading import import_string
 
 from .conf import conf
 
+ACTIONS = ("read", "write")
 
-def deny_all(user, thread_id: str) -> bool:
+
+def deny_all(user, thread_id: str, action: str = "read") -> bool:
     """The default: nobody, until the host names a policy."""
     return False
 
 
-def allow_authenticated(user, thread_id: str) -> bool:
+def allow_authenticated(user, thread_id: str, action: str = "read") -> bool:
     """Every signed-in user may use every thread (the demo project's policy)."""
     return bool(user and user.is_authenticated)
 
 
-def can_access(user, thread_id: str) -> bool:
+def can_access(user, thread_id: str, action: str = "read") -> bool:
     """Deny unless the policy answers exactly ``True``."""
+    return access_checker(user, action)(thread_id)
+
+
+def access_checker(user, action: str = "read") -> Callable[[str], bool]:
+    """``can_access`` for one user and action, the policy looked up once: for
+    asking about many threads (the admin's list of documents)."""
+    if action not in ACTIONS:
+        raise ValueError(f"action must be one of {ACTIONS}, not {action!r}")
     policy = import_string(conf.ACCESS_POLICY)
-    return policy(user, thread_id) is True
+    if _takes_action(policy):
+        return lambda thread_id: policy(user, thread_id, action) is True
+    return lambda thread_id: policy(user, thread_id) is True
+
+
+def _takes_action(policy) -> bool:
+    """Whether ``policy`` accepts a third positional argument."""
+    try:
+        inspect.signature(policy).bind(None, "", "read")
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some builtins): call it as documented first
+        return True
+    return True

@@ -1,23 +1,35 @@
+"""Django admin for working documents: the list, each document, its history,
+a revision with a line diff, and restoring a version.
+
+The access policy applies here as in the API: staff see only the documents
+it lets them ``"read"``, and restore only where it lets them ``"write"``.
+"""
+
 import difflib
 
 from django.contrib import admin, messages
+from django.contrib.admin.utils import unquote
+from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
 from django.http import Http404, HttpResponseRedirect
-from django.shortcuts import get_object_or_404
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, path, reverse
 from django.utils.html import format_html
 
 from . import history
+from .access import access_checker, can_access
 from .exceptions import RevisionNotFound, WorkspaceError
 from .models import Revision, WorkingDocument
 from .repository import WorkspaceRepository
 
 REVISIONS_PER_PAGE = 100
-# difflib compares lines pairwise in the worst case: past this product of
-# the two sides' line counts (about a second of work), no line diff is shown.
-DIFF_MAX_LINE_PAIRS = 1_000_000
+# difflib's work grows with the product of the two sides' line counts at
+# worst, so each side is bounded (an empty side made a product bound useless):
+# past this many lines on either side, the revision page shows the two
+# versions whole instead of a line diff.
+DIFF_MAX_LINES = 1000
+MAX_VERSION = 2**63 - 1
 NONE = "(none)"  # the history filter's value for "no actor" or "no tool"
 
 
@@ -26,7 +38,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     """Staff inspect documents and their history here. Only agents write them,
     through the tools, so that every change is a revision that reaches live
     viewers; staff with the change permission may restore an earlier version,
-    which is a new revision too."""
+    which is a new revision too. Each page asks the access policy first."""
 
     list_display = ["thread_id", "title", "length", "version", "updated_at"]
     search_fields = ["thread_id", "title"]
@@ -44,6 +56,19 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         "content_as_text",
     ]
     readonly_fields = fields
+    # The count of every document would tell of those the policy hides.
+    show_full_result_count = False
+
+    def get_changelist(self, request, **kwargs):
+        return ReadableChangeList
+
+    def get_object(self, request, object_id, from_field=None):
+        """The document, or None when there is none with that id (a malformed
+        id included); PermissionDenied when the policy does not let the user read it."""
+        document = super().get_object(request, object_id, from_field)
+        if document is not None and not can_access(request.user, document.thread_id, "read"):
+            raise PermissionDenied("The access policy does not let you read this document.")
+        return document
 
     def get_queryset(self, request):
         # The list never shows content; a page of 1 MB documents should not load it.
@@ -61,8 +86,10 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         # and live viewers rely on versions only ever rising.
         return False
 
-    def may_restore(self, request) -> bool:
-        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}")
+    def may_restore(self, request, document: WorkingDocument) -> bool:
+        return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}") and can_access(
+            request.user, document.thread_id, "write"
+        )
 
     def get_urls(self):
         name = f"{self.opts.app_label}_{self.opts.model_name}"
@@ -130,6 +157,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         revision, content = self._revision(document, version)
         previous = Revision.objects.filter(document=document, version=version - 1).first()
         before = history.content_at(previous) if previous else ""
+        diff = line_diff(before, content, previous is not None)
         context = {
             **self.admin_site.each_context(request),
             "title": f"{document}, version {version}",
@@ -137,18 +165,25 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             "document": document,
             "revision": revision,
             "content": content,
-            "diff": line_diff(before, content, previous is not None),
+            "diff": diff,
+            "diff_max_lines": DIFF_MAX_LINES,
+            # Without a line diff, the version before is shown whole beside this one.
+            "before": before if diff is None and previous is not None else None,
             "has_previous": previous is not None,
-            "may_restore": self.may_restore(request) and version != document.version,
+            "may_restore": self.may_restore(request, document) and version != document.version,
         }
         return TemplateResponse(request, "admin/workspace/workingdocument/revision.html", context)
 
     def restore_view(self, request, object_id, version):
         if request.method != "POST":
             return HttpResponseRedirect(self._revision_url(object_id, version))
-        if not self.may_restore(request):
-            raise PermissionDenied("Restoring needs the permission to change working documents.")
         document = self._document(request, object_id)
+        _check_version_number(version)
+        if not self.may_restore(request, document):
+            raise PermissionDenied(
+                "Restoring needs the permission to change working documents, and the access policy's "
+                "permission to write this one."
+            )
         try:
             change = WorkspaceRepository.restore(
                 document.thread_id,
@@ -165,12 +200,16 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         )
 
     def _document(self, request, object_id) -> WorkingDocument:
-        document = get_object_or_404(WorkingDocument.objects.defer("content"), pk=object_id)
+        """The document the URL names, which the user may view and read: else 404 or 403."""
+        document = self.get_object(request, unquote(object_id))
+        if document is None:
+            raise Http404(f"No working document has the id {object_id[:40]!r}.")
         if not self.has_view_permission(request, document):
             raise PermissionDenied
         return document
 
     def _revision(self, document, version):
+        _check_version_number(version)
         try:
             return history.revision_with_content(document, version)
         except RevisionNotFound as error:
@@ -180,12 +219,36 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_revision", args=[object_id, version])
 
 
+def _check_version_number(version: int) -> None:
+    """404 for a version no revision can have: the URL takes any digits, the database 64 bits."""
+    if version > MAX_VERSION:
+        raise Http404(f"the document has no revision {str(version)[:40]}")
+
+
+class ReadableChangeList(ChangeList):
+    """The list of documents, searched and filtered as usual, then narrowed to
+    those the access policy lets the user read. The policy is a Python
+    callable, so it is asked once per document that the search and filters leave."""
+
+    def get_queryset(self, request, exclude_parameters=None):
+        documents = super().get_queryset(request, exclude_parameters)
+        may_read = access_checker(request.user, "read")
+        readable, hidden = [], []
+        for pk, thread_id in documents.values_list("pk", "thread_id").iterator(chunk_size=2000):
+            (readable if may_read(thread_id) else hidden).append(pk)
+        # The shorter list of keys makes the shorter query.
+        if len(hidden) <= len(readable):
+            return documents.exclude(pk__in=hidden) if hidden else documents
+        return documents.filter(pk__in=readable)
+
+
 def line_diff(before: str, after: str, has_before: bool) -> list[tuple[str, str]] | None:
     """(kind, line) pairs of a unified diff, kind being "add", "remove", "hunk"
-    or "same"; None when a side has too many lines to compare here."""
-    old, new = before.splitlines(), after.splitlines()
-    if len(old) * len(new) > DIFF_MAX_LINE_PAIRS:
-        return None
+    or "same"; None when a side has more than DIFF_MAX_LINES lines."""
+    if before.count("\n") >= DIFF_MAX_LINES or after.count("\n") >= DIFF_MAX_LINES:
+        return None  # counted before splitting: a million short lines would be a million strings
+    # Lines end at "\n" only, as the tools number them.
+    old, new = before.split("\n") if before else [], after.split("\n") if after else []
     kinds = {"+": "add", "-": "remove", "@": "hunk", " ": "same"}
     lines = difflib.unified_diff(old, new, "before" if has_before else "(no document)", "after", lineterm="", n=3)
     return [(kinds.get(line[:1], "same"), line) for line in lines][2:]  # without the ---/+++ header

@@ -23,7 +23,7 @@ class Settings:
 
     @property
     def ACCESS_POLICY(self) -> str:
-        """Dotted path to a callable ``(user, thread_id) -> bool``."""
+        """Dotted path to a callable ``(user, thread_id, action) -> bool`` (or one of two arguments)."""
         return self._get("WORKSPACE_ACCESS_POLICY")
 
     @property

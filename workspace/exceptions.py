@@ -77,9 +77,11 @@ class PreconditionFailed(WorkspaceError):
     status_code = 412
     default_code = "precondition_failed"
 
-    def __init__(self, expected: int, current: int):
+    def __init__(self, expected, current: int):
+        """``expected``: a version number, or what ``If-Match`` asked (``calls.ExpectedVersions``)."""
+        wanted = f"the expected version {expected}" if isinstance(expected, int) else str(expected)
         super().__init__(
-            f"the document is at version {current}, not the expected version {expected}; "
+            f"the document is at version {current}, not {wanted}; "
             "nothing was changed: read the document again and retry"
         )
         self.current_version = current

@@ -1,12 +1,18 @@
 """Reading the revision log: revisions, the content at any kept version, and
 the document events a reconnecting client missed. Nothing here writes."""
 
-from django.db.models import Case, F, Q, Subquery, TextField, Value, When
+import logging
+from contextlib import nullcontext
+
+from django.db import DatabaseError, connections, router, transaction
+from django.db.models import Case, F, Max, Q, Subquery, TextField, Value, When
 from django.db.models.functions import Length
 
 from .exceptions import DocumentNotFound, RevisionNotFound
 from .models import Revision, Snapshot, WorkingDocument
 from .validation import validate_thread_id
+
+logger = logging.getLogger(__name__)
 
 # What a list of revisions shows: every field but the changed text.
 LISTED_FIELDS = [
@@ -89,15 +95,44 @@ def newest_event_id(thread_id: str) -> int:
 
 def never_handed_out(thread_id: str, event_id: int) -> bool:
     """Whether the thread's document channel cannot have given event ``event_id``:
-    it is another thread's revision, or newer than every revision there is.
-    (An id of the thread's that was since pruned, or of its deleted document,
-    may have been given: its stream is reset instead.)"""
+    it is another thread's revision, or above every key the revision table
+    has given. (An id of the thread's that was since pruned, or of its
+    deleted document, may have been given, even the newest of all: its
+    stream is reset instead.)"""
     if event_id == 0:
         return False
     owner = Revision.objects.filter(pk=event_id).values_list("document__thread_id", flat=True).first()
     if owner is not None:
         return owner != thread_id
-    return not Revision.objects.filter(pk__gt=event_id).exists()
+    return event_id > _highest_revision_key_given()
+
+
+def _highest_revision_key_given() -> int:
+    """The highest key given to a revision, deleted ones included: the table's
+    key sequence where the database tells it (SQLite, PostgreSQL), else the
+    highest key there is."""
+    connection = connections[router.db_for_read(Revision)]
+    table, key = Revision._meta.db_table, Revision._meta.pk.column
+    queries = {
+        "sqlite": ("SELECT seq FROM sqlite_sequence WHERE name = %s", [table]),
+        "postgresql": (
+            "SELECT pg_sequence_last_value(pg_get_serial_sequence(%s, %s))",
+            [connection.ops.quote_name(table), key],
+        ),
+    }
+    given = None
+    if connection.vendor in queries:
+        # In the caller's transaction, a savepoint: a failed statement would spoil the rest of it.
+        guard = transaction.atomic(using=connection.alias) if connection.in_atomic_block else nullcontext()
+        try:
+            with guard, connection.cursor() as cursor:
+                cursor.execute(*queries[connection.vendor])
+                given = (cursor.fetchone() or [None])[0]
+        except DatabaseError:  # a role that may not read the sequence: what is left will do
+            logger.warning("could not read the revision key sequence", exc_info=True)
+    if given is None:
+        given = Revision.objects.aggregate(highest=Max("pk"))["highest"]
+    return given or 0
 
 
 def event_ids_around(thread_id: str, version: int) -> tuple[int | None, int | None]:

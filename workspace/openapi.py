@@ -66,9 +66,10 @@ THREAD_ID = OpenApiParameter(
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
-    {"type": "string", "pattern": '^("[0-9]{1,18}"|[0-9]{1,18})$'},
+    {"type": "string", "pattern": f"^{views.IF_MATCH_PATTERN}$", "maxLength": views.MAX_IF_MATCH_CHARS},
     OpenApiParameter.HEADER,
-    description='"<version>": applied only if the document is at that version ("0": has none).',
+    description='"<version>": applied only if the document is at that version ("0": has none); '
+    '"<version>", "<version>": at one of them; *: if the document exists. A weak tag (W/"<version>") never matches.',
 )
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
@@ -85,7 +86,7 @@ TOOL_CALL_FAILURES = {
     404: "No such tool.",
     405: "Another method than POST.",
     409: "A call with this Idempotency-Key still runs; or the document was deleted while this call wrote it.",
-    412: "If-Match names another version than the document's (see current_version).",
+    412: "The document is not at a version If-Match accepts (see current_version).",
     422: "This Idempotency-Key was used for another call.",
     414: "The request line is longer than the server reads.",
     429: "Over the rate of tool calls; see Retry-After.",

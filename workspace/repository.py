@@ -18,7 +18,7 @@ from django.db.models import F
 from django.utils import timezone
 
 from . import history
-from .calls import current_call
+from .calls import ExpectedVersions, current_call
 from .conf import conf
 from .exceptions import DeletedWhileWriting, DocumentNotFound, DocumentTooLarge, InvalidArguments, PreconditionFailed
 from .models import Revision, Snapshot, WorkingDocument
@@ -91,6 +91,8 @@ class WorkspaceRepository:
                 replaced = _replace(thread_id, content, title, reason=reason, actor=actor)
                 if replaced:
                     return replaced
+            if isinstance(expected, ExpectedVersions):  # a list, or *: checked here, then the version it is at
+                expected = _lock_at(thread_id, expected)
             if expected == 0:
                 document = _create(thread_id, created_values)
             else:
@@ -364,33 +366,37 @@ def _replace_locked(
     return change
 
 
-def _expected_version() -> int | None:
-    """The version the current call expects, for its first write only: a
-    second write of the same call builds on the first."""
+def _expected_version() -> int | ExpectedVersions | None:
+    """The version the current call expects (or the versions, for a list or
+    ``*``), for its first write only: a second write of the same call builds on the first."""
     call = current_call()
     if call is None or call.expected_version is None or call.precondition_checked:
         return None
     call.precondition_checked = True
-    return call.expected_version
+    expected = call.expected_version
+    return expected.only if expected.only is not None else expected
 
 
-def _check_version(expected: int, current: int) -> None:
-    if expected != current:
+def _check_version(expected: int | ExpectedVersions, current: int) -> None:
+    """Refuse unless a document at version ``current`` (0: none) is one the caller expects."""
+    if not (expected.match(current) if isinstance(expected, ExpectedVersions) else expected == current):
         raise PreconditionFailed(expected=expected, current=current)
 
 
-def _lock_at(thread_id: str, expected: int) -> None:
-    """Lock the document, and refuse unless it is at ``expected``."""
+def _lock_at(thread_id: str, expected: int | ExpectedVersions) -> int:
+    """Lock the document, and refuse unless it is at a version ``expected``
+    allows; return that version (0: the thread has none)."""
     current = (
         WorkingDocument.objects.select_for_update()
         .filter(thread_id=thread_id)
         .values_list("version", flat=True)
         .first()
-    )
-    _check_version(expected, current or 0)
+    ) or 0
+    _check_version(expected, current)
+    return current
 
 
-def check_precondition(thread_id: str, expected: int) -> None:
+def check_precondition(thread_id: str, expected: ExpectedVersions) -> None:
     """For a call whose tool wrote nothing: is the document (still) at ``expected``?"""
     with atomic():
         _lock_at(thread_id, expected)

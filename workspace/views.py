@@ -20,7 +20,7 @@ from rest_framework.views import APIView, exception_handler
 
 from . import history
 from .access import can_access
-from .calls import IDEMPOTENCY_KEY_PATTERN, CallOptions
+from .calls import IDEMPOTENCY_KEY_PATTERN, CallOptions, ExpectedVersions
 from .events import grip
 from .events.stream import stream_response
 from .exceptions import (
@@ -334,17 +334,33 @@ def _non_negative_integer(name: str, value: str) -> int:
     return int(value)
 
 
-IF_MATCH_PATTERN = re.compile(r'"([0-9]{1,18})"|([0-9]{1,18})')  # quoted as an ETag; bare digits too
+# An entity tag of this app is a version in quotes, weak (W/"7") or strong ("7"); bare digits are taken too.
+ENTITY_TAG = r'(W/)?"([0-9]{1,18})"|([0-9]{1,18})'
+MAX_IF_MATCH_TAGS = 100
+MAX_IF_MATCH_CHARS = 4096
+# RFC 9110's If-Match: "*", or a comma-separated list of entity tags, whose empty elements are ignored.
+IF_MATCH_PATTERN = (
+    rf"[ \t]*(\*|(,[ \t]*)*({ENTITY_TAG})([ \t]*,([ \t]*,)*[ \t]*({ENTITY_TAG})){{0,{MAX_IF_MATCH_TAGS - 1}}}"
+    r"([ \t]*,)*)[ \t]*"
+)
+IF_MATCH = re.compile(IF_MATCH_PATTERN)
 
 
-def _if_match(value: str | None) -> int | None:
-    """``If-Match: "<version>"``: the version the call expects the document at."""
+def _if_match(value: str | None) -> ExpectedVersions | None:
+    """``If-Match`` as RFC 9110 reads it: ``*`` (any existing document), or a
+    list of entity tags of which one must be the document's (``"3", "4"``;
+    ``"0"``: the thread has none). A weak tag (``W/"3"``) never matches."""
     if value is None:
         return None
-    match = IF_MATCH_PATTERN.fullmatch(value.strip())
-    if not match:
-        raise InvalidArguments(f'If-Match must be a version in quotes, such as If-Match: "7"; got {value[:40]!r}')
-    return int(match.group(1) or match.group(2))
+    if len(value) > MAX_IF_MATCH_CHARS or not IF_MATCH.fullmatch(value):
+        raise InvalidArguments(
+            f'If-Match must be *, or at most {MAX_IF_MATCH_TAGS} versions in quotes, such as If-Match: "7" '
+            f'or If-Match: "7", "8" (at most {MAX_IF_MATCH_CHARS} characters); got {value[:40]!r}'
+        )
+    if value.strip(" \t") == "*":
+        return ExpectedVersions(any_existing=True)
+    tags = re.finditer(ENTITY_TAG, value)
+    return ExpectedVersions(versions=frozenset(int(tag[2] or tag[3]) for tag in tags if not tag[1]))
 
 
 def _idempotency_key(value: str | None) -> str | None:

@@ -16,8 +16,8 @@ from typing import Any
 from django.db import InterfaceError, OperationalError, router, transaction
 
 from .. import idempotency
-from ..calls import CallOptions, ToolCall, making
-from ..exceptions import DatabaseUnavailable, ToolFailed, WorkspaceError
+from ..calls import CallOptions, ExpectedVersions, ToolCall, making
+from ..exceptions import DatabaseUnavailable, InvalidArguments, ToolFailed, WorkspaceError
 from ..models import WorkingDocument
 from ..repository import check_precondition
 from ..signals import artifact_produced
@@ -69,6 +69,7 @@ class ToolSpec:
             options = options or getattr(collection, "call_options", None) or CallOptions()
             thread_id = validate_thread_id(collection.thread_id)
             arguments = self.arguments.validate(args, kwargs or {})
+            _check_agreement(options.expected_version, arguments.get(EXPECTED_VERSION_ARGUMENT))
             call = ToolCall(
                 tool=self.name,
                 reason=arguments[INJECTED_ARGUMENT],
@@ -104,6 +105,21 @@ class ToolSpec:
             logger.exception("tool %s failed on thread %r", self.name, getattr(collection, "thread_id", None))
             return ToolResult.failure(ToolFailed(f"{self.name} failed because of an error on the server"))
         return result
+
+
+# A tool's own argument for the version it expects (edit_document's), which
+# the call's expected version (If-Match) must not contradict.
+EXPECTED_VERSION_ARGUMENT = "expected_version"
+
+
+def _check_agreement(expected: ExpectedVersions | None, argument: object) -> None:
+    """Refuse a call whose expected version (If-Match) and ``expected_version``
+    argument no document could meet together: the caller means one of them."""
+    if expected is not None and isinstance(argument, int) and not expected.match(argument):
+        raise InvalidArguments(
+            f"If-Match asks for {expected}, and the argument expected_version for version {argument}: "
+            "they disagree, so nothing was changed; give the version in one of them, or the same in both"
+        )
 
 
 def workspace_tool(function: Callable | None = None, *, read_only: bool = False, destructive: bool = True) -> Callable:
