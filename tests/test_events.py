@@ -781,3 +781,46 @@ def test_events_too_large_to_carry_say_omitted_live_and_on_replay(server, token)
     ]
     assert [event.json() for event in live] == expected
     assert [event.json() for event in replayed] == expected
+
+
+def test_with_redis_a_closed_stream_frees_its_slot_at_once(token, redis):
+    """Not when it lapses a minute later: a release that missed its key would pass every other test."""
+    server = Server(REDIS_URL=redis.url, WORKSPACE_MAX_STREAMS_PER_USER="2")
+    try:
+        first, second = open_streams(server, token, 2)
+        assert (first.status, second.status, open_streams(server, token, 1, "full")[0].status) == (200, 200, 429)
+        first.close()
+        deadline = time.monotonic() + 10  # the server sees the close within a second or two
+        while (again := open_streams(server, token, 1, "again")[0]).status == 429 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert again.status == 200, "the closed stream's slot was not released"
+        second.close()
+        again.close()
+    finally:
+        server.stop()
+
+
+def test_a_session_cookie_user_shares_the_stream_limit_with_their_token(token, user):
+    """The panel's streams (session cookie) and an agent's (token) are the same user's."""
+    from django.test import Client
+
+    browser = Client()
+    browser.force_login(user)
+    cookie = {"Cookie": f"sessionid={browser.cookies['sessionid'].value}"}
+    server = Server(WORKSPACE_MAX_STREAMS_PER_USER="2")
+    try:
+        by_token = open_streams(server, token, 2)
+        by_cookie = EventStream(server, "/api/workspace/threads/limited-cookie/events/", cookie)
+        assert [stream.status for stream in by_token] == [200, 200]
+        assert by_cookie.status == 429, "a session cookie opened streams past the user's limit"
+        for stream in by_token:
+            stream.close()
+        deadline = time.monotonic() + 10
+        while (by_cookie := EventStream(server, "/api/workspace/threads/limited-cookie/events/", cookie)).status == 429:
+            assert time.monotonic() < deadline, "the token streams' slots were not released"
+            time.sleep(0.2)
+        assert by_cookie.status == 200
+        assert open_streams(server, token, 2)[1].status == 429  # one by cookie, one by token: full
+        by_cookie.close()
+    finally:
+        server.stop()

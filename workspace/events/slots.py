@@ -1,4 +1,5 @@
-"""Each user's open event streams, counted against ``WORKSPACE_MAX_STREAMS_PER_USER``.
+"""Each user's open streams (event streams, and MCP's), counted against
+``WORKSPACE_MAX_STREAMS_PER_USER``.
 
 With Redis (``EVENTSTREAM_REDIS``) the count is shared by every server
 process: a sorted set per user holds one member per open stream, scored by
@@ -9,11 +10,14 @@ reached is logged and lets the stream open: the limit guards against
 exhaustion, it must not take the streams down with Redis.
 """
 
+import asyncio
+import contextlib
 import logging
 import threading
 import time
 import uuid
 
+import anyio
 from asgiref.sync import sync_to_async
 
 from ..conf import conf
@@ -121,9 +125,15 @@ def _slots():
     return redis_slots if fanout.redis_options() is not None else local_slots
 
 
+def user_key(user) -> str:
+    """Who holds a slot: the user's primary key, however the user authenticated
+    (a token's user is the model itself, a session's a ``SimpleLazyObject``)."""
+    return f"user:{user.pk}"
+
+
 def acquire(user) -> Slot | None:
     """A slot for one more stream of ``user``, or None at the limit."""
-    slot = Slot(f"{type(user).__name__}:{user.pk}")
+    slot = Slot(user_key(user))
     return slot if _slots().acquire(slot, conf.MAX_STREAMS_PER_USER) else None
 
 
@@ -141,4 +151,28 @@ async def renew_if_due(slot: Slot) -> None:
     passed since it was last (counted in this process, slots never lapse)."""
     if _slots() is redis_slots and time.monotonic() - slot.renewed > RENEW_SECONDS:
         slot.renewed = time.monotonic()  # one renewal at a time
+        await sync_to_async(renew, thread_sensitive=False)(slot)
+
+
+@contextlib.asynccontextmanager
+async def held(user):
+    """For a stream that lasts as long as a block (the MCP streams): a slot of
+    ``user`` (None at the limit), renewed while the block runs and released
+    at once when it ends, even when it ends by cancellation."""
+    slot = await sync_to_async(acquire, thread_sensitive=False)(user)
+    if slot is None:
+        yield None
+        return
+    renewing = asyncio.get_running_loop().create_task(_keep_renewed(slot))
+    try:
+        yield slot
+    finally:
+        renewing.cancel()
+        with anyio.CancelScope(shield=True):  # a client that hangs up cancels the block
+            await sync_to_async(release, thread_sensitive=False)(slot)
+
+
+async def _keep_renewed(slot: Slot) -> None:
+    while True:
+        await asyncio.sleep(RENEW_SECONDS)
         await sync_to_async(renew, thread_sensitive=False)(slot)

@@ -15,13 +15,11 @@ import asyncio
 import logging
 from collections import Counter
 
-import anyio
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
 from ..conf import conf
-from ..db import as_request
 from ..events import slots
 from ..events.channels import DOCUMENT_PREFIX
 from ..events.watchers import watch
@@ -61,7 +59,7 @@ class Subscriptions:
     # 2025 protocols: resources/subscribe in a session
 
     def add_session(self, session, thread_id: str) -> None:
-        connection = _connection_of(session)
+        connection = connection_of(session)
         threads = connection.state.get(SUBSCRIBED)
         if threads is None:  # the connection's first subscription: forget them all when it ends
             threads = connection.state[SUBSCRIBED] = set()
@@ -74,7 +72,7 @@ class Subscriptions:
         self.sessions.setdefault(thread_id, {})[connection] = session
 
     def remove_session(self, session, thread_id: str) -> None:
-        connection = _connection_of(session)
+        connection = connection_of(session)
         threads = connection.state.get(SUBSCRIBED, set())
         if thread_id in threads:
             threads.discard(thread_id)
@@ -95,23 +93,15 @@ class Subscriptions:
 
     async def listen(self, ctx, params, threads: set[str], user):
         """One listen stream, counted with the user's event streams (WORKSPACE_MAX_STREAMS_PER_USER)."""
-        slot = await as_request(slots.acquire)(user)
-        if slot is None:
-            raise MCPError(
-                INTERNAL_ERROR,
-                f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); "
-                "close one first",
-            )
-        self.listened.update(threads)
-        renewing = asyncio.get_running_loop().create_task(_renew(slot))
-        try:
-            return await self.listen_handler(ctx, params)
-        finally:
-            renewing.cancel()
-            self.listened.subtract(threads)
-            self.listened += Counter()  # drop the threads nobody listens to any more
-            with anyio.CancelScope(shield=True):  # a client that hangs up cancels the handler
-                await as_request(slots.release)(slot)
+        async with slots.held(user) as slot:
+            if slot is None:
+                raise too_many_streams()
+            self.listened.update(threads)
+            try:
+                return await self.listen_handler(ctx, params)
+            finally:
+                self.listened.subtract(threads)
+                self.listened += Counter()  # drop the threads nobody listens to any more
 
     # Changes
 
@@ -143,14 +133,14 @@ class Subscriptions:
             logger.warning("could not send an MCP resource update", exc_info=task.exception())
 
 
-async def _renew(slot) -> None:
-    """Keep the slot of a listen stream from lapsing while it is open."""
-    while True:
-        await asyncio.sleep(slots.RENEW_SECONDS)
-        await as_request(slots.renew)(slot)
+def too_many_streams() -> MCPError:
+    return MCPError(
+        INTERNAL_ERROR,
+        f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); close one first",
+    )
 
 
-def _connection_of(session):
+def connection_of(session):
     """The connection a request's session belongs to. The SDK (2.3) gives
     handlers the per-request session only; its connection, whose exit stack
     runs when the client's session ends, is the session's ``_connection``
