@@ -181,7 +181,7 @@ def test_eventstream_redis_without_the_redis_package_is_an_error(settings, monke
     without_redis(monkeypatch)
     messages = workspace_messages()
     assert set(messages) == {"workspace.E018"}
-    assert messages["workspace.E018"].msg.startswith("EVENTSTREAM_REDIS use")
+    assert "(EVENTSTREAM_REDIS)" in messages["workspace.E018"].msg
     assert "[redis]" in messages["workspace.E018"].hint
 
 

@@ -296,7 +296,7 @@ def _check_redis_installed():
         import redis  # noqa: F401
     except ImportError:
         yield checks.Error(
-            f"{' and '.join(users)} use Redis, but the redis package is not installed.",
+            f"Redis is configured ({', '.join(users)}), but the redis package is not installed.",
             hint="Install it: pip install 'django-workspace[redis]' (or pip install redis).",
             id="workspace.E018",
         )

@@ -95,8 +95,9 @@ TRIM_BATCH = 1000
 def _trim_expired(now: datetime) -> None:
     """Delete up to TRIM_BATCH expired records, at most once a minute per process."""
     global _next_trim
-    if datetime.now(UTC) < _next_trim:
+    now_in_utc = datetime.now(UTC)
+    if now_in_utc < _next_trim:
         return
-    _next_trim = datetime.now(UTC) + TRIM_INTERVAL
+    _next_trim = now_in_utc + TRIM_INTERVAL
     expired = IdempotencyRecord.objects.filter(created_at__lt=now - KEPT_FOR).values_list("pk", flat=True)
     IdempotencyRecord.objects.filter(pk__in=list(expired[:TRIM_BATCH])).delete()

@@ -141,7 +141,8 @@ class ThreadEventStorage(StorageBase):
 
     def trim_event_log(self) -> None:
         """Delete artifact events older than a day, in one statement, at most once a minute per process."""
-        if datetime.now(UTC) < ThreadEventStorage._next_trim:
+        now_in_utc = datetime.now(UTC)
+        if now_in_utc < ThreadEventStorage._next_trim:
             return
-        ThreadEventStorage._next_trim = datetime.now(UTC) + self.TRIM_INTERVAL
+        ThreadEventStorage._next_trim = now_in_utc + self.TRIM_INTERVAL
         StoredEvent.objects.filter(created__lt=timezone.now() - ARTIFACTS_KEPT_FOR).delete()
