@@ -315,6 +315,10 @@ def test_a_policy_of_two_arguments_answers_for_reading_and_for_writing(client, a
         "abc/revisions/1/",
         "1%20or%201/history/",
         "{pk}/revisions/99999999999999999999999/",
+        "{pk}/revisions/x/",
+        "{pk}/revisions/-1/",
+        "{pk}/revisions/%C2%B2/",
+        "{pk}/revisions/000000000000000000000099999999999999999999/",
     ],
 )
 def test_a_malformed_id_or_version_in_a_history_url_is_404(client, admin_user, edited, path):

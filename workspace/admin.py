@@ -95,12 +95,12 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         name = f"{self.opts.app_label}_{self.opts.model_name}"
         return [
             path(
-                "<path:object_id>/revisions/<int:version>/",
+                "<path:object_id>/revisions/<str:version>/",
                 self.admin_site.admin_view(self.revision_view),
                 name=f"{name}_revision",
             ),
             path(
-                "<path:object_id>/revisions/<int:version>/restore/",
+                "<path:object_id>/revisions/<str:version>/restore/",
                 self.admin_site.admin_view(self.restore_view),
                 name=f"{name}_restore",
             ),
@@ -153,6 +153,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
 
     def revision_view(self, request, object_id, version):
         """The content at one revision, and a line diff with the one before it."""
+        version = _version_number(version)
         document = self._document(request, object_id)
         revision, content = self._revision(document, version)
         previous = Revision.objects.filter(document=document, version=version - 1).first()
@@ -175,10 +176,10 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         return TemplateResponse(request, "admin/workspace/workingdocument/revision.html", context)
 
     def restore_view(self, request, object_id, version):
+        version = _version_number(version)
         if request.method != "POST":
             return HttpResponseRedirect(self._revision_url(object_id, version))
         document = self._document(request, object_id)
-        _check_version_number(version)
         if not self.may_restore(request, document):
             raise PermissionDenied(
                 "Restoring needs the permission to change working documents, and the access policy's "
@@ -208,8 +209,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             raise PermissionDenied
         return document
 
-    def _revision(self, document, version):
-        _check_version_number(version)
+    def _revision(self, document, version: int):
         try:
             return history.revision_with_content(document, version)
         except RevisionNotFound as error:
@@ -219,10 +219,12 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_revision", args=[object_id, version])
 
 
-def _check_version_number(version: int) -> None:
-    """404 for a version no revision can have: the URL takes any digits, the database 64 bits."""
-    if version > MAX_VERSION:
-        raise Http404(f"the document has no revision {str(version)[:40]}")
+def _version_number(version: str) -> int:
+    """The version an admin URL names; 404 for one no revision can have (the
+    URL takes any text, the database integers of 64 bits)."""
+    if not (version.isascii() and version.isdigit() and len(version) <= 19 and int(version) <= MAX_VERSION):
+        raise Http404(f"the document has no revision {version[:40]!r}")
+    return int(version)
 
 
 class ReadableChangeList(ChangeList):
