@@ -327,3 +327,9 @@ def test_a_malformed_id_or_version_in_a_history_url_is_404(client, admin_user, e
     assert client.get(url).status_code == 404
     assert client.post(url.replace("/history/", "/revisions/1/") + "restore/").status_code == 404
     assert stored("thread-42")["version"] == 4
+
+
+@pytest.mark.parametrize("object_id", ["abc", "1%20or%201", "%C2%B2", "-1"])
+def test_a_malformed_id_in_a_document_url_is_404(client, admin_user, edited, object_id):
+    client.force_login(admin_user)
+    assert client.get(f"{LIST}{object_id}/change/").status_code == 404

@@ -70,6 +70,14 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             raise PermissionDenied("The access policy does not let you read this document.")
         return document
 
+    def change_view(self, request, object_id, form_url="", extra_context=None):
+        # Django redirects an id it cannot find to the admin index; one no
+        # document can have (not a number) is not a redirect but a 404.
+        key = unquote(object_id)
+        if not (key.isascii() and key.isdigit()):
+            raise Http404(f"No working document has the id {object_id[:40]!r}.")
+        return super().change_view(request, object_id, form_url, extra_context)
+
     def get_queryset(self, request):
         # The list never shows content; a page of 1 MB documents should not load it.
         return super().get_queryset(request).defer("content")
