@@ -39,6 +39,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import traceback
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -122,7 +123,7 @@ def build(folder: Path, python: str, django: str) -> tuple[Path, dict, Path]:
     }
     for name in ("DJANGO_SETTINGS_MODULE", "DATABASE_URL", "REDIS_URL", "PYTHONPATH"):
         env.pop(name, None)
-    shell(f"pip install -q Django=={django} && django-admin startproject mysite host", folder, env)
+    shell(f"pip install -q Django=={django} && mkdir host && django-admin startproject mysite host", folder, env)
     return folder / "host", env, wheel
 
 
@@ -130,15 +131,15 @@ def django_version(env: dict, cwd: Path) -> str:
     return shell("python -c 'import django; print(django.get_version())'", cwd, env).strip().splitlines()[-1]
 
 
-def follow_readme(project: Path, env: dict, wheel: Path) -> tuple[str, str]:
-    """Apply the README's blocks; the token drf_create_token printed, and the serve command."""
+def follow_readme(project: Path, env: dict, wheel: Path) -> tuple[str, str, str]:
+    """Apply the README's blocks: the token drf_create_token printed, its user, and the serve command."""
     blocks = readme_blocks()
     host_django = django_version(env, project)
     for action, _, code in blocks:
         if action == "install":
             if PLACEHOLDER not in code:
                 raise EmbeddingFailed(f"the install block does not name {PLACEHOLDER}:\n{code}")
-            print(shell(code.replace(PLACEHOLDER, str(wheel)), project, env), end="")
+            print(shell(code.replace(PLACEHOLDER, str(wheel)), project, env).splitlines()[-1])  # what it installed
     if (installed := django_version(env, project)) != host_django:
         raise EmbeddingFailed(f"installing the app changed the host's Django from {host_django} to {installed}")
     for action, path, code in blocks:
@@ -197,7 +198,7 @@ def expect(what: str, condition: bool, seen) -> None:
     print(f"ok: {what}")
 
 
-def wait_until_served(base: str, server: subprocess.Popen, log: Path) -> None:
+def wait_until_served(base: str, server: subprocess.Popen) -> None:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
@@ -225,9 +226,10 @@ def read_event(stream: http.client.HTTPResponse, name: str) -> str:
     """The data of the next event called ``name``, within TIMEOUT seconds."""
     deadline, event, data = time.monotonic() + TIMEOUT, None, []
     while time.monotonic() < deadline:
-        line = stream.readline().decode().rstrip("\r\n")
-        if not line and event is None and not data and stream.isclosed():
-            break
+        raw = stream.readline()
+        if not raw:
+            raise EmbeddingFailed(f"the stream ended before a {name!r} event")
+        line = raw.decode().rstrip("\r\n")
         if line.startswith("event:"):
             event = line.split(":", 1)[1].strip()
         elif line.startswith("data:"):
@@ -359,9 +361,11 @@ def main() -> int:
                 start_new_session=True,
             )
         base = f"http://127.0.0.1:{port}"
-        wait_until_served(base, server, log)
+        wait_until_served(base, server)
         drive(base, port, token, username)
-    except (EmbeddingFailed, subprocess.CalledProcessError, subprocess.TimeoutExpired) as failure:
+    except Exception as failure:  # whatever it is, said with the server's log
+        if not isinstance(failure, EmbeddingFailed):
+            traceback.print_exc()
         print(f"\nFAILED: the README's embedding: {failure}", file=sys.stderr)
         if log.exists():
             print(f"--- server log (last 60 lines)\n{''.join(log.read_text().splitlines(True)[-60:])}", file=sys.stderr)
