@@ -20,6 +20,7 @@ def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
+        *_check_mcp_max_sessions(),
     ]
 
 
@@ -219,4 +220,14 @@ def _check_tool_collections():
             f"WORKSPACE_TOOL_COLLECTIONS declares a tool twice: {error}.",
             hint="Give every tool a unique name across the collections.",
             id="workspace.E005",
+        )
+
+
+def _check_mcp_max_sessions():
+    value = conf.MCP_MAX_SESSIONS_PER_USER
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        yield checks.Error(
+            f"WORKSPACE_MCP_MAX_SESSIONS_PER_USER must be a positive integer, not {value!r}.",
+            hint="Set it to the MCP sessions one user may hold open in one server process, e.g. 100.",
+            id="workspace.E020",
         )
