@@ -40,9 +40,6 @@ class UserSessions:
         if self.opening[key] <= 0:
             del self.opening[key]
 
-    def count(self, user) -> int:
-        return len(self.open.get(user_key(user), ()))
-
     async def middleware(self, ctx, call_next):
         """The SDK's middleware: a session whose ``initialize`` succeeded is its user's until it ends."""
         result = await call_next(ctx)
