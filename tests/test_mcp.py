@@ -461,6 +461,9 @@ def post_mcp(server, thread, headers, body: bytes, method="POST"):
         return error.code, error.headers, error.read()
 
 
+PING = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+
+
 def open_session(server, thread, auth) -> dict:
     """The headers of a new session of the 2025 protocols (initialized)."""
     status, headers, _ = post_initialize(server, thread, auth)
@@ -548,8 +551,8 @@ def test_a_user_holds_at_most_the_sessions_the_setting_allows_and_others_are_una
             "end one (DELETE with its Mcp-Session-Id) or let it expire",
         }
         assert [open_session(server, "mcp-sessions-0", others) for _ in range(3)]  # another user: unaffected
-        for session in sessions:  # the user's own sessions still work
-            assert post_mcp(server, "mcp-sessions", session, b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}')[0] != 429
+        for n, session in enumerate(sessions):  # the user's own sessions still work
+            assert post_mcp(server, f"mcp-sessions-{n}", session, PING)[0] == 200
 
         assert delete_session(server, "mcp-sessions-1", sessions[1]) == 200
         deadline = time.monotonic() + 5
@@ -573,7 +576,7 @@ def test_sessions_that_expire_free_their_place(token):
         while (status := post_initialize(server, "mcp-expire", auth)[0]) == 429 and time.monotonic() < deadline:
             time.sleep(0.1)
         assert status == 200
-        assert post_mcp(server, "mcp-expire", session, b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}')[0] == 404
+        assert post_mcp(server, "mcp-expire", session, PING)[0] == 404  # it did expire
     finally:
         server.stop()
 
