@@ -629,3 +629,26 @@ def test_mcp_max_sessions_per_user_must_be_a_positive_integer(value):
 
     with override_settings(WORKSPACE_MCP_MAX_SESSIONS_PER_USER=value):
         assert set(workspace_messages()) == {"workspace.E020"}
+
+
+def test_listen_streams_count_with_the_users_event_streams(token):
+    from .live import EventStream
+
+    server = Server(WORKSPACE_MAX_STREAMS_PER_USER="2")
+    try:
+        events = EventStream(server, "/api/workspace/threads/mcp-listen/events/", {"Authorization": f"Token {token}"})
+        assert events.status == 200
+
+        async def scenario():
+            async with (
+                connect(server, token, "mcp-listen") as client,
+                client.listen(resource_subscriptions=[uri("mcp-listen")]),
+            ):
+                with pytest.raises(MCPError, match="you have 2 event streams open"):
+                    async with client.listen(resource_subscriptions=[uri("mcp-listen")]):
+                        pass
+
+        run(scenario())
+        events.close()
+    finally:
+        server.stop()
