@@ -195,6 +195,8 @@ for _rate in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"):  # "off": no lim
         globals()[_rate] = None if os.environ[_rate] == "off" else os.environ[_rate]
 if os.environ.get("WORKSPACE_MAX_STREAMS_PER_USER"):
     WORKSPACE_MAX_STREAMS_PER_USER = int(os.environ["WORKSPACE_MAX_STREAMS_PER_USER"])
+if os.environ.get("WORKSPACE_MCP_MAX_SESSIONS_PER_USER"):
+    WORKSPACE_MCP_MAX_SESSIONS_PER_USER = int(os.environ["WORKSPACE_MCP_MAX_SESSIONS_PER_USER"])
 if os.environ.get("WORKSPACE_EVENT_MAX_CHARS"):
     WORKSPACE_EVENT_MAX_CHARS = int(os.environ["WORKSPACE_EVENT_MAX_CHARS"])
 if os.environ.get("WORKSPACE_REVISION_KEEP_DAYS"):

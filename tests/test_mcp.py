@@ -4,6 +4,7 @@ server processes (uvicorn serving ``project.asgi``, as the README runs it)."""
 import asyncio
 import contextlib
 import json
+import time
 import urllib.request
 import warnings
 
@@ -443,3 +444,211 @@ def test_a_session_that_unsubscribes_hears_nothing_and_subscribing_twice_notifie
                 await next_update(updates, timeout=0.5)
 
     run(scenario())
+
+
+def post_mcp(server, thread, headers, body: bytes, method="POST"):
+    """A raw request to the thread's MCP endpoint: its status, headers and body."""
+    request = urllib.request.Request(
+        f"{server.url}/api/workspace/threads/{thread}/mcp/",
+        data=body,
+        method=method,
+        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            return answer.status, answer.headers, answer.read()
+    except urllib.error.HTTPError as error:
+        return error.code, error.headers, error.read()
+
+
+PING = b'{"jsonrpc": "2.0", "id": 1, "method": "ping"}'
+
+
+def open_session(server, thread, auth) -> dict:
+    """The headers of a new session of the 2025 protocols (initialized)."""
+    status, headers, _ = post_initialize(server, thread, auth)
+    assert status == 200
+    session = {**auth, "Mcp-Session-Id": headers["Mcp-Session-Id"], "Mcp-Protocol-Version": "2025-11-25"}
+    initialized = json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}).encode()
+    assert post_mcp(server, thread, session, initialized)[0] == 202
+    return session
+
+
+@pytest.mark.parametrize("protocol", [None, "2025-11-25", "2026-07-28"])
+def test_malformed_json_rpc_gets_a_json_rpc_error_that_names_no_library_internals(server, token, protocol):
+    auth = {"Authorization": f"Bearer {token}"}
+    if protocol == "2025-11-25":
+        auth = open_session(server, "mcp-malformed", auth)
+    elif protocol:
+        auth = {**auth, "Mcp-Protocol-Version": protocol}
+    request = {"jsonrpc": "2.0", "id": 1, "method": "tools/list"}
+    malformed = {
+        b"{not json": (-32700, "not valid JSON"),
+        b"": (-32700, "not valid JSON"),
+        json.dumps([request, {**request, "id": 2}]).encode(): (-32600, "batches are not supported"),
+        json.dumps([]).encode(): (-32600, "batches are not supported"),
+        b'"tools/list"': (-32600, "a JSON-RPC 2.0 message is an object"),
+        json.dumps({**request, "jsonrpc": "1.0"}).encode(): (-32600, '"jsonrpc": "2.0"'),
+        json.dumps({"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}).encode(): (-32600, "id"),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": 7}).encode(): (-32600, "method"),
+        json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": [1]}).encode(): (-32600, "params"),
+    }
+    for body, (code, says) in malformed.items():
+        status, _, answer = post_mcp(server, "mcp-malformed", auth, body)
+        assert status == 400, body
+        error = json.loads(answer)
+        assert error["jsonrpc"] == "2.0" and error["id"] is None, body
+        assert error["error"]["code"] == code, (body, error)
+        assert says in error["error"]["message"], (body, error)
+        for internal in ("pydantic", "validation error", "union[", "further information", "jsonrpcrequest", "column"):
+            assert internal not in error["error"]["message"].lower(), (body, error)
+    assert stored("mcp-malformed") is None
+
+
+@pytest.mark.parametrize(
+    "origin", ["http://evil.example", "https://attacker.test:8000", "http://127.0.0.1.evil.example", "null"]
+)
+def test_a_request_from_a_page_of_another_origin_is_refused(server, token, origin):
+    """DNS rebinding: a page elsewhere that reaches this server by a name it resolves to 127.0.0.1."""
+    for headers in [{"Authorization": f"Bearer {token}"}, {}]:
+        status, _, body = post_initialize(server, "mcp-origin", {**headers, "Origin": origin})
+        assert status == 403, headers
+        assert json.loads(body) == {
+            "error": "forbidden",
+            "error_description": f"Origin {origin!r} is not one of this server's hosts",
+        }
+
+
+def test_a_request_from_a_page_of_an_allowed_host_is_judged_by_its_credentials(server, token):
+    for origin in [f"http://127.0.0.1:{server.port}", "https://localhost"]:
+        assert post_initialize(server, "mcp-origin", {"Authorization": f"Bearer {token}", "Origin": origin})[0] == 200
+        assert post_initialize(server, "mcp-origin", {"Origin": origin})[0] == 401
+
+
+@pytest.fixture
+def other_token(db):
+    from django.contrib.auth import get_user_model
+    from rest_framework.authtoken.models import Token
+
+    return Token.objects.create(user=get_user_model().objects.create_user("other-agent")).key
+
+
+def delete_session(server, thread, session) -> int:
+    return post_mcp(server, thread, session, None, method="DELETE")[0]
+
+
+def test_a_user_holds_at_most_the_sessions_the_setting_allows_and_others_are_unaffected(token, other_token):
+    server = Server(WORKSPACE_MCP_MAX_SESSIONS_PER_USER="3")
+    try:
+        auth, others = {"Authorization": f"Bearer {token}"}, {"Authorization": f"Bearer {other_token}"}
+        sessions = [open_session(server, f"mcp-sessions-{n}", auth) for n in range(3)]  # on any threads
+        status, headers, body = post_initialize(server, "mcp-sessions-0", auth)
+        assert status == 429
+        assert headers["Retry-After"] == "5"
+        assert json.loads(body) == {
+            "error": "too_many_sessions",
+            "error_description": "you have 3 MCP sessions open (WORKSPACE_MCP_MAX_SESSIONS_PER_USER); "
+            "end one (DELETE with its Mcp-Session-Id) or let it expire",
+        }
+        assert [open_session(server, "mcp-sessions-0", others) for _ in range(3)]  # another user: unaffected
+        for n, session in enumerate(sessions):  # the user's own sessions still work
+            assert post_mcp(server, f"mcp-sessions-{n}", session, PING)[0] == 200
+
+        assert delete_session(server, "mcp-sessions-1", sessions[1]) == 200
+        deadline = time.monotonic() + 5
+        while (status := post_initialize(server, "mcp-sessions-1", auth)[0]) == 429 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert status == 200, "a deleted session kept its place"
+        assert post_initialize(server, "mcp-sessions-1", auth)[0] == 429
+    finally:
+        server.stop()
+
+
+def test_sessions_that_expire_free_their_place(token):
+    command = [part.replace("project.asgi:", "tests.mcp_short_idle:") for part in Server.UVICORN]
+    server = Server(command=command, WORKSPACE_MCP_MAX_SESSIONS_PER_USER="1")
+    try:
+        auth = {"Authorization": f"Bearer {token}"}
+        session = open_session(server, "mcp-expire", auth)
+        assert post_initialize(server, "mcp-expire", auth)[0] == 429
+        time.sleep(1.5)  # idle for longer than the session may be
+        deadline = time.monotonic() + 5
+        while (status := post_initialize(server, "mcp-expire", auth)[0]) == 429 and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert status == 200
+        assert post_mcp(server, "mcp-expire", session, PING)[0] == 404  # it did expire
+    finally:
+        server.stop()
+
+
+def test_initialize_counts_against_the_users_rate_of_reads(token):
+    server = Server(WORKSPACE_RATE_READS="2/min")
+    try:
+        auth = {"Authorization": f"Bearer {token}"}
+        assert [post_initialize(server, "mcp-init-rate", auth)[0] for _ in range(2)] == [200, 200]
+        status, headers, body = post_initialize(server, "mcp-init-rate", auth)
+        assert status == 429
+        assert int(headers["Retry-After"]) > 0
+        assert json.loads(body)["error_description"].startswith("over the rate of reads; retry in ")
+    finally:
+        server.stop()
+
+
+def test_standalone_mcp_streams_count_with_the_users_event_streams(token):
+    from .live import EventStream
+
+    server = Server(WORKSPACE_MAX_STREAMS_PER_USER="2")
+    path = "/api/workspace/threads/mcp-streams/mcp/"
+    try:
+        auth = {"Authorization": f"Bearer {token}"}
+        events_path, events_auth = "/api/workspace/threads/mcp-streams/events/", {"Authorization": f"Token {token}"}
+        events = EventStream(server, events_path, events_auth)
+        first, second = (open_session(server, "mcp-streams", auth) for _ in range(2))
+        held = EventStream(server, path, first)  # the 2025 protocols' GET: the session's own stream
+        assert (events.status, held.status) == (200, 200)
+        refused = EventStream(server, path, second)
+        assert refused.status == 429
+        assert b"WORKSPACE_MAX_STREAMS_PER_USER" in refused.body
+        assert EventStream(server, events_path, events_auth).status == 429
+        held.close()
+        deadline = time.monotonic() + 10
+        while (again := EventStream(server, path, second)).status == 429 and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert again.status == 200, "the closed MCP stream kept its slot"
+        again.close()
+        events.close()
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("value", [0, -1, "100", None, True])
+def test_mcp_max_sessions_per_user_must_be_a_positive_integer(value):
+    from django.test import override_settings
+
+    from .test_checks import workspace_messages
+
+    with override_settings(WORKSPACE_MCP_MAX_SESSIONS_PER_USER=value):
+        assert set(workspace_messages()) == {"workspace.E016"}
+
+
+def test_listen_streams_count_with_the_users_event_streams(token):
+    from .live import EventStream
+
+    server = Server(WORKSPACE_MAX_STREAMS_PER_USER="2")
+    try:
+        events = EventStream(server, "/api/workspace/threads/mcp-listen/events/", {"Authorization": f"Token {token}"})
+        assert events.status == 200
+
+        async def scenario():
+            async with (
+                connect(server, token, "mcp-listen") as client,
+                client.listen(resource_subscriptions=[uri("mcp-listen")]),
+            ):
+                with pytest.raises(MCPError, match="you have 2 event streams open"):
+                    async with client.listen(resource_subscriptions=[uri("mcp-listen")]):
+                        pass
+
+        run(scenario())
+        events.close()
+    finally:
+        server.stop()

@@ -24,6 +24,7 @@ def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
         *_check_token_authentication(),
         *_check_login_url(),
         *_check_redis_installed(),
+        *_check_mcp_max_sessions(),
     ]
 
 
@@ -299,4 +300,14 @@ def _check_redis_installed():
             f"Redis is configured ({', '.join(users)}), but the redis package is not installed.",
             hint="Install it: pip install 'django-workspace[redis]' (or pip install redis).",
             id="workspace.E018",
+        )
+
+
+def _check_mcp_max_sessions():
+    value = conf.MCP_MAX_SESSIONS_PER_USER
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        yield checks.Error(
+            f"WORKSPACE_MCP_MAX_SESSIONS_PER_USER must be a positive integer, not {value!r}.",
+            hint="Set it to the MCP sessions one user may hold open in one server process, e.g. 100.",
+            id="workspace.E016",
         )

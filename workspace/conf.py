@@ -12,6 +12,7 @@ DEFAULTS = {
     "WORKSPACE_RATE_WRITES": "600/min",
     "WORKSPACE_RATE_READS": "3000/min",
     "WORKSPACE_MAX_STREAMS_PER_USER": 20,
+    "WORKSPACE_MCP_MAX_SESSIONS_PER_USER": 100,
 }
 
 
@@ -56,6 +57,11 @@ class Settings:
     def MAX_STREAMS_PER_USER(self) -> int:
         """Event streams one user may hold open at once, across all processes with Redis."""
         return self._get("WORKSPACE_MAX_STREAMS_PER_USER")
+
+    @property
+    def MCP_MAX_SESSIONS_PER_USER(self) -> int:
+        """MCP sessions (2025 protocols) one user may hold open at once in one server process."""
+        return self._get("WORKSPACE_MCP_MAX_SESSIONS_PER_USER")
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:

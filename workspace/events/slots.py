@@ -137,6 +137,11 @@ def acquire(user) -> Slot | None:
     return slot if _slots().acquire(slot, conf.MAX_STREAMS_PER_USER) else None
 
 
+def limit_reached() -> str:
+    """What a user is told who holds all the streams they may."""
+    return f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); close one first"
+
+
 def renew(slot: Slot) -> None:
     slot.renewed = time.monotonic()
     _slots().renew(slot)

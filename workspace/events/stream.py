@@ -9,7 +9,6 @@ from django.db import close_old_connections
 from django.http import StreamingHttpResponse
 from django_eventstream.views import events as eventstream_view
 
-from ..conf import conf
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
 from . import grip, handover, slots
 from .body import body
@@ -38,9 +37,7 @@ def stream_response(request, thread_id: str):
         raise ServiceUnavailable("event streams are served by the ASGI server or through Pushpin; route /events/ there")
     slot = slots.acquire(request.user)
     if slot is None:
-        raise TooManyStreams(
-            f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); close one first"
-        )
+        raise TooManyStreams(slots.limit_reached())
     try:
         event_request = EventRequest(request, view_kwargs={"channels": channels_of(thread_id)})
     except EventRequest.Error as error:

@@ -5,6 +5,8 @@ at ``threads/<id>/mcp/``, driven by the same tool registry as the HTTP API.
   the thread's document as the resource ``workspace://threads/<id>/document``;
 - ``subscriptions``: who waits for which document, told after every commit
   (in this process, and in the others through Redis);
+- ``sessions``: each user's share of this process's sessions;
+- ``messages``: the JSON-RPC message of a ``POST``, checked before the SDK reads it;
 - ``asgi``: the ASGI application hosts serve, ``asgi(django_application)``:
   it owns the lifespan the SDK needs and authenticates every MCP request
   before handing it to the SDK.

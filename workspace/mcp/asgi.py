@@ -5,9 +5,17 @@ Django's ASGI handler refuses lifespan events; the SDK's session manager
 needs one. This application owns the lifespan (it runs the session manager
 and hears of changes for the subscriptions) and hands every other request
 to Django. An MCP request is checked as the API checks its own, before the
-SDK sees it: an allowed host, a valid thread id (else 400), a token of the
-API as ``Authorization: Bearer <key>`` or ``Token <key>`` (else 401), the
-access policy (else 403), a valid ``Idempotency-Key`` if any (else 400).
+SDK sees it: an allowed host, a valid thread id (else 400), an ``Origin``, if
+any, of an allowed host (else 403: DNS rebinding), a token of the API as
+``Authorization: Bearer <key>`` or ``Token <key>`` (else 401), the access
+policy (else 403), a valid ``Idempotency-Key`` if any (else 400), one
+well-formed JSON-RPC message (``messages``; else a JSON-RPC error).
+
+Its limits: a request that opens a session (``initialize``) counts against
+the user's rate of reads and ``WORKSPACE_MCP_MAX_SESSIONS_PER_USER``
+(``sessions``); a session's standalone ``GET`` stream holds one of the
+user's stream slots while it is open (``WORKSPACE_MAX_STREAMS_PER_USER``, with
+their event streams and listen streams). Over any of them: 429.
 """
 
 import contextlib
@@ -19,26 +27,33 @@ from django.conf import settings
 from django.core.exceptions import DisallowedHost, ImproperlyConfigured
 from django.core.handlers.asgi import ASGIRequest
 from django.db import InterfaceError, OperationalError
+from django.http.request import split_domain_port, validate_host
 from django.urls import Resolver404, resolve
 from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 from mcp.server.transport_security import TransportSecuritySettings
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from rest_framework.exceptions import AuthenticationFailed
 
 from ..access import can_access
 from ..authentication import TokenAuthentication
 from ..calls import CallOptions
+from ..conf import conf
 from ..db import as_request
-from ..exceptions import RETRY_AFTER_SECONDS, WorkspaceError
+from ..events import slots
+from ..exceptions import RETRY_AFTER_SECONDS, TooManyStreams, WorkspaceError
 from ..validation import validate_thread_id
 from ..views import mcp_without_asgi
-from .server import CALLER, Caller, build_server, document_uri
+from . import messages
+from .server import CALLER, Caller, build_server, document_uri, over_read_rate, over_the_rate, retry_after
+from .sessions import UserSessions
 from .subscriptions import Subscriptions
 
 logger = logging.getLogger(__name__)
 
 DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
+LIMITS_RETRY_AFTER = TooManyStreams.retry_after  # at the streams' or the sessions' limit
 
 
 def asgi(django_application):
@@ -54,8 +69,11 @@ class WorkspaceASGI:
     def __init__(self, django_application):
         self.django = django_application
         self.subscriptions = Subscriptions(document_uri)
+        self.sessions = UserSessions()
+        server = build_server(self.subscriptions)
+        server.middleware.append(self.sessions.middleware)
         self.manager = StreamableHTTPSessionManager(
-            app=build_server(self.subscriptions),
+            app=server,
             # Hosts are checked here against ALLOWED_HOSTS, as Django checks them.
             security_settings=TransportSecuritySettings(enable_dns_rebinding_protection=False),
             max_request_body_size=settings.DATA_UPLOAD_MAX_MEMORY_SIZE or DEFAULT_MAX_BODY_BYTES,
@@ -95,6 +113,8 @@ class WorkspaceASGI:
             thread_id = validate_thread_id(thread_id)
         except (DisallowedHost, WorkspaceError) as error:
             return await _refuse(send, 400, "invalid_request", str(error))
+        if (origin := request.headers.get("Origin")) is not None and not _allowed_origin(origin):
+            return await _refuse(send, 403, "forbidden", f"Origin {origin[:200]!r} is not one of this server's hosts")
         authorization = request.headers.get("Authorization", "")
         try:
             user, key, allowed = await as_request(_authorize)(authorization, thread_id)
@@ -113,6 +133,13 @@ class WorkspaceASGI:
             options = CallOptions(actor=user.get_username(), idempotency_key=request.headers.get("Idempotency-Key"))
         except WorkspaceError as error:
             return await _refuse(send, 400, "invalid_request", str(error))
+        if scope["method"] == "POST" and messages.is_json(scope):
+            try:
+                body = await messages.read_body(receive, self.manager.max_request_body_size)
+                messages.check(body)
+            except messages.Malformed as error:
+                return await _answer(send, error.status, error.body())
+            receive = messages.replaying(body, receive)
         # The SDK binds a session (2025 protocols) to the credential that
         # opened it: the user and the thread, so that a session opened on one
         # thread is unknown (404) on another.
@@ -122,7 +149,32 @@ class WorkspaceASGI:
             "user": AuthenticatedUser(AccessToken(token=key, client_id=client_id, scopes=[])),
             CALLER: Caller(user=user, thread_id=thread_id, options=options),
         }
-        await self.manager.handle_request(scope, receive, send)
+        if _opens_session(request):
+            await self._open_session(user, scope, receive, send)
+        elif scope["method"] == "GET":  # a session's standalone stream, as long as the client keeps it
+            async with slots.held(user) as slot:
+                if slot is None:
+                    return await _refuse(send, 429, "too_many_streams", slots.limit_reached(), LIMITS_RETRY_AFTER)
+                await self.manager.handle_request(scope, receive, send)
+        else:
+            await self.manager.handle_request(scope, receive, send)
+
+    async def _open_session(self, user, scope, receive, send):
+        """A request that opens a session: ``initialize``, counted against the
+        user's rate of reads and share of this process's sessions."""
+        if (throttle := await over_read_rate(user)) is not None:
+            return await _refuse(send, 429, "throttled", over_the_rate(throttle, "reads"), retry_after(throttle))
+        if not self.sessions.reserve(user):
+            limit = conf.MCP_MAX_SESSIONS_PER_USER
+            description = (
+                f"you have {limit} MCP sessions open (WORKSPACE_MCP_MAX_SESSIONS_PER_USER); "
+                "end one (DELETE with its Mcp-Session-Id) or let it expire"
+            )
+            return await _refuse(send, 429, "too_many_sessions", description, LIMITS_RETRY_AFTER)
+        try:
+            await self.manager.handle_request(scope, receive, send)
+        finally:
+            self.sessions.unreserve(user)
 
 
 def _mcp_thread(scope) -> str | None:
@@ -132,6 +184,27 @@ def _mcp_thread(scope) -> str | None:
     except Resolver404:
         return None
     return match.kwargs["thread_id"] if match.func is mcp_without_asgi else None
+
+
+def _opens_session(request) -> bool:
+    """Whether the SDK would open a session for ``request``: one of the 2025
+    protocols (no protocol version yet, or one of theirs) without a session id."""
+    version = request.headers.get("Mcp-Protocol-Version")
+    return "Mcp-Session-Id" not in request.headers and (version is None or version in HANDSHAKE_PROTOCOL_VERSIONS)
+
+
+def _allowed_origin(origin: str) -> bool:
+    """Whether a browser's ``Origin`` names one of ALLOWED_HOSTS (as Django
+    judges ``Host``, DEBUG's local defaults included): the MCP specification's
+    guard against DNS rebinding."""
+    scheme, _, netloc = origin.partition("://")
+    if scheme not in ("http", "https") or not netloc or "/" in netloc:
+        return False  # "null" (a sandboxed page, a file) or nothing a browser sends
+    domain, _ = split_domain_port(netloc.lower())
+    allowed = settings.ALLOWED_HOSTS
+    if settings.DEBUG and not allowed:
+        allowed = [".localhost", "127.0.0.1", "[::1]"]
+    return bool(domain) and validate_host(domain, allowed)
 
 
 def _authorize(header: str, thread_id: str):
@@ -149,13 +222,20 @@ def _authorize(header: str, thread_id: str):
     return user, key, can_access(user, thread_id)
 
 
-async def _refuse(send, status: int, error: str, description: str) -> None:
+async def _refuse(send, status: int, error: str, description: str, retry_after: int | None = None) -> None:
     body = json.dumps({"error": error, "error_description": description}).encode()
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    headers = []
     if status == 401:  # RFC 6750: no error code when no credentials came
         challenge = 'Bearer realm="workspace"' + (f', error="{error}"' if error == "invalid_token" else "")
         headers.append((b"www-authenticate", challenge.encode()))
     if status == 503:
-        headers.append((b"retry-after", str(RETRY_AFTER_SECONDS).encode()))
+        retry_after = RETRY_AFTER_SECONDS
+    if retry_after is not None:
+        headers.append((b"retry-after", str(retry_after).encode()))
+    await _answer(send, status, body, headers)
+
+
+async def _answer(send, status: int, body: bytes, headers=()) -> None:
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})

@@ -138,19 +138,29 @@ def _throttled_invoke(tool, caller: Caller, arguments: dict) -> ToolResult:
     throttle = WriteRateThrottle()
     if not throttle.allow_request(SimpleNamespace(user=caller.user, META={}), None):
         logger.info("%s on thread %.128r: over the rate (429)", tool.spec.name, caller.thread_id)
-        return ToolResult(failure_envelope(_over_the_rate(throttle, "tool calls")), 429)
+        return ToolResult(failure_envelope(over_the_rate(throttle, "tool calls")), 429)
     return tool.invoke(caller.thread_id, arguments, caller.options)
 
 
 async def _count_read(ctx) -> None:
     """A read, counted against the user's rate of reads as over HTTP."""
+    if (throttle := await over_read_rate(_caller(ctx).user)) is not None:
+        raise MCPError(types.INTERNAL_ERROR, over_the_rate(throttle, "reads"))
+
+
+async def over_read_rate(user) -> ReadRateThrottle | None:
+    """A read of ``user`` counted against their rate of reads: None, or the throttle that refused it."""
     throttle = ReadRateThrottle()
-    if not await as_request(throttle.allow_request)(SimpleNamespace(user=_caller(ctx).user, META={}), None):
-        raise MCPError(types.INTERNAL_ERROR, _over_the_rate(throttle, "reads"))
+    allowed = await as_request(throttle.allow_request)(SimpleNamespace(user=user, META={}), None)
+    return None if allowed else throttle
 
 
-def _over_the_rate(throttle, what: str) -> str:
-    return f"over the rate of {what}; retry in {math.ceil(throttle.wait() or 1)} s"
+def over_the_rate(throttle, what: str) -> str:
+    return f"over the rate of {what}; retry in {retry_after(throttle)} s"
+
+
+def retry_after(throttle) -> int:
+    return math.ceil(throttle.wait() or 1)
 
 
 def _input_schema(name: str) -> dict | None:

@@ -19,7 +19,6 @@ from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, Res
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
 
-from ..conf import conf
 from ..events import slots
 from ..events.channels import DOCUMENT_PREFIX
 from ..events.watchers import watch
@@ -95,7 +94,7 @@ class Subscriptions:
         """One listen stream, counted with the user's event streams (WORKSPACE_MAX_STREAMS_PER_USER)."""
         async with slots.held(user) as slot:
             if slot is None:
-                raise too_many_streams()
+                raise MCPError(INTERNAL_ERROR, slots.limit_reached())
             self.listened.update(threads)
             try:
                 return await self.listen_handler(ctx, params)
@@ -131,13 +130,6 @@ class Subscriptions:
         self.sending.discard(task)
         if not task.cancelled() and task.exception() is not None:
             logger.warning("could not send an MCP resource update", exc_info=task.exception())
-
-
-def too_many_streams() -> MCPError:
-    return MCPError(
-        INTERNAL_ERROR,
-        f"you have {conf.MAX_STREAMS_PER_USER} event streams open (WORKSPACE_MAX_STREAMS_PER_USER); close one first",
-    )
 
 
 def connection_of(session):
