@@ -128,7 +128,7 @@ def test_restoring_a_version_that_does_not_exist_changes_nothing():
 @pytest.mark.django_db(transaction=True)
 def test_after_a_random_mix_every_version_rebuilds_and_the_events_replay_the_content(monkeypatch, seed):
     # Small thresholds, so that 200 changes take many snapshots.
-    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_APPENDS", 7)
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 7)
     monkeypatch.setattr(repository, "SNAPSHOT_MIN_CHARS", 40)
     rng = random.Random(seed)
     expected = {}  # version -> content
@@ -212,7 +212,7 @@ def test_events_leave_out_text_over_the_limit():
 # The storage gives its connection back after each read: outside a test transaction.
 @pytest.mark.django_db(transaction=True)
 def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeypatch):
-    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_APPENDS", 1000)
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 1000)
     WorkspaceRepository.upsert_document("old", content="base|")
     for n in range(6):
         WorkspaceRepository.append_document("old", f"{n}|")
