@@ -57,7 +57,7 @@ def revision_with_content(document: WorkingDocument | int, version: int) -> tupl
 
 def content_at(revision: Revision) -> str:
     """Rebuild the content at ``revision``: its whole text, or the whole copy at
-    its ``base_version`` with the changes since applied (two or three queries)."""
+    its ``base_version`` with the changes since applied (one query, two from a snapshot)."""
     if is_whole_copy(revision.op, revision.splice_line):
         return revision.text
     rebuilt = contents_at(revision.document_id, revision.base_version, {revision.version})
@@ -72,18 +72,19 @@ def is_whole_copy(op: str, splice_line: int | None) -> bool:
 def contents_at(document_id: int, base_version: int, versions: set[int]) -> dict[int, str]:
     """The content at each of ``versions``, all built on the whole copy at
     ``base_version``, rebuilt in one pass from it (version: content)."""
-    snapshot = (
-        Snapshot.objects.filter(document_id=document_id, version=base_version).values_list("content", flat=True).first()
-    )
-    first = base_version + 1 if snapshot is not None else base_version  # else the base revision holds it all
-    changes = (
-        Revision.objects.filter(document_id=document_id, version__gte=first, version__lte=max(versions))
+    changes = iter(
+        Revision.objects.filter(document_id=document_id, version__gte=base_version, version__lte=max(versions))
         .order_by("version")
         .values_list("version", "op", "text", "splice_line", "splice_column", "splice_removed")
     )
-    rebuilt, contents = Rebuilt(snapshot or ""), {}
-    if snapshot is not None and base_version in versions:
-        contents[base_version] = snapshot
+    base = next(changes, None)
+    if base is not None and is_whole_copy(base[1], base[3]):
+        whole = base[2]
+    else:  # the copy is a snapshot taken after that change
+        snapshot = Snapshot.objects.filter(document_id=document_id, version=base_version)
+        whole = snapshot.values_list("content", flat=True).first() or ""
+    rebuilt = Rebuilt(whole)
+    contents = {base_version: whole} if base_version in versions else {}
     for version, op, text, line, column, removed in changes:
         if op == Revision.Op.APPEND:
             rebuilt.append(text)

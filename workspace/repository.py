@@ -36,11 +36,19 @@ TITLE_MAX_LENGTH = WorkingDocument._meta.get_field("title").max_length
 # revisions store reach the larger of SNAPSHOT_MIN_CHARS and the length of
 # that copy. Other changes store only their chunk or their splice. Rebuilding a
 # version then reads at most this many rows and about twice the document, and
-# whole copies add at most about as much as the changes themselves store: a
-# document edited a line at a time keeps a little over twice what changed
-# (bench/history.py).
+# whole copies add at most as much as the changes themselves store.
 SNAPSHOT_EVERY_CHANGES = 1000
 SNAPSHOT_MIN_CHARS = 64 * 1024
+# A run of splices is cut sooner: at one splice per SPLICE_RUN_CHARS characters
+# of the whole copy it builds on (at least SPLICE_RUN_MIN). Reading and applying
+# a one-line splice costs about what reading 256 more characters of a whole
+# copy does, so a rebuild takes at most about twice as long as reading one whole
+# copy, and whole copies add about SPLICE_RUN_CHARS characters (compressed) per
+# change to history: for one-line edits of a 100 KB document, a little over
+# twice what changed plus about 0.5 KB a revision, where a whole copy each time
+# took 55 KB (bench/history.py).
+SPLICE_RUN_CHARS = 256
+SPLICE_RUN_MIN = 100
 
 
 def atomic():
@@ -569,8 +577,9 @@ def _write_content(
     version, length = document.version + 1, len(content)
     splice = splice_between(document.content, content)
     stored = document.stored_since_base + len(splice.inserted)
+    run = min(SNAPSHOT_EVERY_CHANGES, max(SPLICE_RUN_MIN, document.base_length // SPLICE_RUN_CHARS))
     whole = (
-        version - document.base_version >= SNAPSHOT_EVERY_CHANGES
+        version - document.base_version >= run
         or stored >= max(document.base_length, SNAPSHOT_MIN_CHARS)
         or length <= len(splice.inserted) + splice.removed
     )
