@@ -40,14 +40,14 @@ TITLE_MAX_LENGTH = WorkingDocument._meta.get_field("title").max_length
 SNAPSHOT_EVERY_CHANGES = 1000
 SNAPSHOT_MIN_CHARS = 64 * 1024
 # A run of splices is cut sooner: at one splice per SPLICE_RUN_CHARS characters
-# of the whole copy it builds on (at least SPLICE_RUN_MIN). Reading and applying
-# a one-line splice costs about what reading 256 more characters of a whole
-# copy does, so a rebuild takes at most about twice as long as reading one whole
-# copy, and whole copies add about SPLICE_RUN_CHARS characters (compressed) per
-# change to history: for one-line edits of a 100 KB document, a little over
-# twice what changed plus about 0.5 KB a revision, where a whole copy each time
-# took 55 KB (bench/history.py).
-SPLICE_RUN_CHARS = 256
+# of the whole copy it builds on (at least SPLICE_RUN_MIN). Reading a run of
+# one-line splices and applying them costs about what reading a few hundred
+# more characters of a whole copy does, so a rebuild stays within about twice
+# the time of reading one whole copy, while whole copies add about that many
+# characters (compressed) per change. For 1,000 one-line edits of a 100 KB
+# document: 1.6 times the time to rebuild a version, and 0.7 KB of history
+# per edit where a whole copy each time took 91 KB (bench/history.py, README).
+SPLICE_RUN_CHARS = 512
 SPLICE_RUN_MIN = 100
 
 
