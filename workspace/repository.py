@@ -34,9 +34,11 @@ TITLE_MAX_LENGTH = WorkingDocument._meta.get_field("title").max_length
 # revision itself after any other change) when the changes since the last
 # whole copy reach SNAPSHOT_EVERY_CHANGES, or when the characters their
 # revisions store reach the larger of SNAPSHOT_MIN_CHARS and the length of
-# that copy. Other changes store only their chunk or their splice. Rebuilding a
-# version then reads at most this many rows and about twice the document, and
-# whole copies add at most as much as the changes themselves store.
+# that copy, or (for a change that is not an append) when the whole content is
+# no longer than the splice would insert and remove. Other changes store only
+# their chunk or their splice. Rebuilding a version then reads at most this
+# many rows and about twice the document, and whole copies add at most what the
+# changes themselves store, or one copy per this many changes.
 SNAPSHOT_EVERY_CHANGES = 1000
 SNAPSHOT_MIN_CHARS = 64 * 1024
 # A run of splices is cut sooner: at one splice per SPLICE_RUN_CHARS characters
