@@ -188,7 +188,7 @@ def _print_table(trees: list[Tree], arguments) -> None:
         f"{arguments.rounds} rounds"
     )
     header = (
-        f"{'':>22} | {'tables grew':>12} | {'per edit':>8} | {'raw text':>12} | {'(grew - 2 x changed) / edit':>27} | "
+        f"{'':>26} | {'tables grew':>12} | {'per edit':>8} | {'raw text':>12} | {'(grew - 2 x changed) / edit':>27} | "
         f"{'rebuild median':>14} | {'p90':>7} | {'max':>7}"
     )
     print(header)
@@ -197,7 +197,7 @@ def _print_table(trees: list[Tree], arguments) -> None:
         growth, best = tree.growth, sorted(tree.best)
         spare = (growth["tables"] - 2 * growth["changed"]) / arguments.edits
         print(
-            f"{tree.name:>22} | {growth['tables']:>12,} | {growth['tables'] / arguments.edits:>8,.0f} | "
+            f"{tree.name:>26} | {growth['tables']:>12,} | {growth['tables'] / arguments.edits:>8,.0f} | "
             f"{growth['raw']:>12,} | {spare:>27,.0f} | {statistics.median(best) * 1000:>11.2f} ms | "
             f"{best[int(0.9 * (len(best) - 1))] * 1000:>4.2f} ms | {best[-1] * 1000:>4.2f} ms"
         )

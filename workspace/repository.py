@@ -47,8 +47,8 @@ SNAPSHOT_MIN_CHARS = 64 * 1024
 # more characters of a whole copy does, so a rebuild stays within about twice
 # the time of reading one whole copy, while whole copies add about that many
 # characters (compressed) per change. For 1,000 one-line edits of a 100 KB
-# document: 1.6 times the time to rebuild a version, and 0.7 KB of history
-# per edit where a whole copy each time took 91 KB (bench/history.py, README).
+# document: 1.4 to 1.6 times the time to rebuild a version, and 0.7 KB of
+# history per edit where a whole copy each time took 91 KB (bench/history.py).
 SPLICE_RUN_CHARS = 512
 SPLICE_RUN_MIN = 100
 
