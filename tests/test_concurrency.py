@@ -66,7 +66,8 @@ def test_concurrent_appends_and_updates_keep_version_and_length_in_step():
     WorkspaceRepository.upsert_document("mixed", content="start")
     tools = DocumentTools("mixed")
     calls = [lambda: tools.append_to_document(text="+a", action_and_reasoning=WHY) for _ in range(12)]
-    calls += [lambda: tools.update_document(content="reset", action_and_reasoning=WHY) for _ in range(4)]
+    # Each update different: one equal to the content before it would change nothing.
+    calls += [lambda n=n: tools.update_document(content=f"reset {n}", action_and_reasoning=WHY) for n in range(4)]
 
     envelopes = run_concurrently(calls)
 

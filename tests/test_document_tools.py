@@ -2,6 +2,7 @@
 
 import pytest
 
+from workspace import history
 from workspace.models import Revision
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools
@@ -78,8 +79,8 @@ def test_an_edit_replaces_the_unique_text_and_shows_where(plan):
         "length": 41,
         "version": 2,
     }
-    revision = Revision.objects.get(document__thread_id="d-1", version=2)
-    assert (revision.op, revision.tool, revision.text) == ("edit", "edit_document", stored("d-1")["content"])
+    revision, content = history.revision_with_content(Revision.objects.get(version=2).document_id, 2)
+    assert (revision.op, revision.tool, content) == ("edit", "edit_document", stored("d-1")["content"])
 
 
 def test_text_not_found_verbatim_is_refused_with_the_version(plan):

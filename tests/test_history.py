@@ -128,7 +128,7 @@ def test_restoring_a_version_that_does_not_exist_changes_nothing():
 @pytest.mark.django_db(transaction=True)
 def test_after_a_random_mix_every_version_rebuilds_and_the_events_replay_the_content(monkeypatch, seed):
     # Small thresholds, so that 200 changes take many snapshots.
-    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_APPENDS", 7)
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 7)
     monkeypatch.setattr(repository, "SNAPSHOT_MIN_CHARS", 40)
     rng = random.Random(seed)
     expected = {}  # version -> content
@@ -212,7 +212,7 @@ def test_events_leave_out_text_over_the_limit():
 # The storage gives its connection back after each read: outside a test transaction.
 @pytest.mark.django_db(transaction=True)
 def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeypatch):
-    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_APPENDS", 1000)
+    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 1000)
     WorkspaceRepository.upsert_document("old", content="base|")
     for n in range(6):
         WorkspaceRepository.append_document("old", f"{n}|")
@@ -248,3 +248,141 @@ def test_prune_revisions_needs_a_number_of_days():
         call_command("prune_revisions")
     with override_settings(WORKSPACE_REVISION_KEEP_DAYS=30):
         call_command("prune_revisions")  # the setting's default applies
+
+
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_changes_that_change_nothing_answer_as_usual_and_leave_history_and_events_alone():
+    tools = DocumentTools("no-op")
+    tools.update_document(content="# Plan\n- a\n- b\n", title="Plan", action_and_reasoning=WHY)
+    events_before = ThreadEventStorage().get_events(document_channel("no-op"), 0)
+
+    updated = tools.update_document(content="# Plan\n- a\n- b\n", title="Plan", action_and_reasoning=WHY)
+    edited = tools.edit_document(old_str="- a", new_str="- a", action_and_reasoning=WHY)
+
+    assert updated == {"success": True, "summary": "document updated (15 chars)", "artifact": None}
+    assert edited["success"] is True
+    assert edited["summary"].startswith("edited (1 replacement(s); 15 chars total)\n1\t# Plan\n2\t- a")
+    assert stored("no-op")["version"] == 1
+    assert [revision["version"] for revision in revisions("no-op")] == [1]
+    events_after = ThreadEventStorage().get_events(document_channel("no-op"), 0)
+    assert [event.id for event in events_after] == [event.id for event in events_before]
+
+
+def test_a_one_line_edit_stores_that_line_and_every_version_rebuilds_in_a_few_queries(django_assert_max_num_queries):
+    lines = [f"{n:04d} a line of the plan, long enough to look like one" for n in range(400)]
+    WorkspaceRepository.upsert_document("lines", content="\n".join(lines))
+    for n in range(150):
+        new = f"{n * 7 % 400:04d} edited {n}"
+        DocumentTools("lines").edit_document(old_str=lines[n * 7 % 400], new_str=new, action_and_reasoning=WHY)
+        lines[n * 7 % 400] = new
+
+    stored_texts = [revision["text"] for revision in revisions("lines")]
+    assert stored_texts[1:4] == ["edited 0", "edited 1", "edited 2"]  # not the line number they share
+    # A whole copy only where the run of splices is cut (this document is short).
+    whole_copies = Revision.objects.filter(document__thread_id="lines", splice_line__isnull=True)
+    assert list(whole_copies.values_list("version", flat=True)) == [1, 1 + repository.SPLICE_RUN_MIN]
+    document = WorkingDocument.objects.get(thread_id="lines")
+    for version in (2, 75, 151):
+        with django_assert_max_num_queries(3):
+            _, content = history.revision_with_content(document, version)
+    assert content == document.content
+
+
+def test_one_line_edits_keep_about_twice_what_changed():
+    lines = [f"{n:04d} " + "some words of a plan " * 3 for n in range(500)]  # 34 KB
+    WorkspaceRepository.upsert_document("kept", content="\n".join(lines))
+    changed = 0
+    for n in range(300):
+        number = n * 37 % 500
+        new = f"{number:04d} rewritten as edit number {n}"
+        WorkspaceRepository.edit_document("kept", lines[number], new)
+        lines[number], changed = new, changed + len(new)
+
+    texts = Revision.objects.filter(document__thread_id="kept", version__gt=1).values_list("text", flat=True)
+    copies = Snapshot.objects.filter(document__thread_id="kept").values_list("content", flat=True)
+    kept = sum(map(len, texts)) + sum(map(len, copies))
+    # The splices hold less than what changed; the whole copies cut their runs
+    # at one per SPLICE_RUN_CHARS characters of the document.
+    assert kept <= 2 * changed + 300 * repository.SPLICE_RUN_CHARS
+    document = WorkingDocument.objects.get(thread_id="kept")
+    assert history.revision_with_content(document, 301)[1] == document.content == "\n".join(lines)
+
+
+@pytest.mark.parametrize("seed", [3, 4])
+@pytest.mark.parametrize("whole_copies", ["often", "as configured"])
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_after_updates_edits_appends_restores_and_a_prune_every_kept_version_rebuilds_and_replays(
+    monkeypatch, seed, whole_copies
+):
+    if whole_copies == "often":
+        monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 9)
+        monkeypatch.setattr(repository, "SNAPSHOT_MIN_CHARS", 60)
+        monkeypatch.setattr(repository, "SPLICE_RUN_MIN", 4)
+    rng = random.Random(seed)
+    words = ["plan", "day", "é", "😀", "\n", "\n\n", "- item", " "]
+
+    def some_text(most: int) -> str:
+        return "".join(rng.choice(words) for _ in range(rng.randint(0, most)))
+
+    expected, content = {}, ""
+    for _ in range(160):
+        roll = rng.random()
+        if not expected or roll < 0.15:
+            content = some_text(40)
+            change = WorkspaceRepository.upsert_document("mixed", content=content, title=f"t{rng.randint(0, 2)}")
+        elif roll < 0.3:  # an update that keeps most of the content
+            start = rng.randint(0, len(content))
+            end = rng.randint(start, min(len(content), start + 10))
+            content = content[:start] + some_text(4) + content[end:]
+            change = WorkspaceRepository.upsert_document("mixed", content=content)
+        elif roll < 0.55 and content:
+            start = rng.randint(0, len(content) - 1)
+            old = content[start : start + rng.randint(1, 6)]
+            new = some_text(3)
+            replace_all = content.count(old) > 1
+            change, _, _ = WorkspaceRepository.edit_document("mixed", old, new, replace_all=replace_all)
+            content = content.replace(old, new)
+        elif roll < 0.65:
+            restored = rng.choice(sorted(expected))
+            content = expected[restored]
+            change = WorkspaceRepository.restore("mixed", restored)
+        else:
+            text = some_text(6)
+            content += text
+            change = WorkspaceRepository.append_document("mixed", text)
+        expected[change.version] = content
+
+    document = WorkingDocument.objects.get(thread_id="mixed")
+    assert document.content == content
+    assert Revision.objects.filter(document=document, splice_line__isnull=False).exists()
+    for version, text in expected.items():
+        assert history.revision_with_content(document, version)[1] == text, f"version {version}"
+    assert replayed_content("mixed") == content
+
+    # A client that reconnects after version 40 gets every later change, with
+    # the whole content of each update (edits and restores are updates there).
+    event_ids = dict(Revision.objects.filter(document=document).values_list("version", "pk"))
+    replayed = ThreadEventStorage().get_events(document_channel("mixed"), event_ids[40], limit=100)
+    assert [json.loads(event.data)["version"] for event in replayed] == list(range(41, 141))
+    for event in replayed:
+        data = json.loads(event.data)
+        if data["op"] == "update":
+            assert data["content"] == expected[data["version"]], f"version {data['version']}"
+
+    # Pruning the first 70 versions keeps every later one rebuildable.
+    long_ago = timezone.now() - timedelta(days=40)
+    Revision.objects.filter(document=document, version__lte=70).update(created_at=long_ago)
+    call_command("prune_revisions", "--keep-days", "30")
+    assert Revision.objects.filter(document=document).order_by("version").first().version == 71
+    for version in range(71, document.version + 1):
+        assert history.revision_with_content(document, version)[1] == expected[version], f"version {version}"
+    changes = ThreadEventStorage().get_events(document_channel("mixed"), event_ids[71])
+    for event in changes:
+        data = json.loads(event.data)
+        assert data.get("content", expected[data["version"]]) == expected[data["version"]]
+    # Changes after the pruning still build on a copy that is kept.
+    WorkspaceRepository.upsert_document("mixed", content="and " + content)
+    latest = WorkingDocument.objects.get(thread_id="mixed")
+    assert history.revision_with_content(latest, latest.version)[1] == latest.content

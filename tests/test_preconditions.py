@@ -231,11 +231,13 @@ def test_a_list_in_if_match_applies_the_call_if_any_of_its_versions_is_the_curre
 
 
 def test_a_list_with_version_0_creates_the_document_or_changes_it_at_the_other_versions(api):
-    body = {"content": "first", "action_and_reasoning": WHY}
-    assert call(api, "p-22", "update_document", body, **{"If-Match": '"0", "1"'}).status_code == 200
-    assert call(api, "p-22", "update_document", body, **{"If-Match": '"0", "1"'}).status_code == 200
-    assert call(api, "p-22", "update_document", body, **{"If-Match": '"0", "1"'}).status_code == 412
-    assert stored("p-22")["version"] == 2
+    def body(content):  # a new content each time: the same again would change nothing
+        return {"content": content, "action_and_reasoning": WHY}
+
+    assert call(api, "p-22", "update_document", body("first"), **{"If-Match": '"0", "1"'}).status_code == 200
+    assert call(api, "p-22", "update_document", body("second"), **{"If-Match": '"0", "1"'}).status_code == 200
+    assert call(api, "p-22", "update_document", body("third"), **{"If-Match": '"0", "1"'}).status_code == 412
+    assert (stored("p-22")["version"], stored("p-22")["content"]) == (2, "second")
 
 
 @pytest.mark.parametrize("value", ['W/"1"', 'W/"1", W/"2"', 'W/"0"'])

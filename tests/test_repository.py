@@ -225,3 +225,60 @@ def test_content_column_uses_lz4_compression_on_postgresql():
             "WHERE attrelid = 'workspace_workingdocument'::regclass AND attname = 'content'"
         )
         assert cursor.fetchone()[0] == "l"
+
+
+@override_settings(WORKSPACE_MAX_DOCUMENT_CHARS=100_000)
+def test_an_edit_whose_result_would_pass_the_limit_is_refused_before_it_is_built():
+    import tracemalloc
+
+    WorkspaceRepository.upsert_document("many", content="a" * 100_000)
+    tracemalloc.start()
+    try:
+        # Built, the result would hold 20 million characters: 200 times the limit.
+        with pytest.raises(DocumentTooLarge, match=r"20000000 characters, more than the limit of 100000"):
+            WorkspaceRepository.edit_document("many", "a", "b" * 200, replace_all=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 5_000_000, f"{peak:,} bytes allocated to refuse it"
+    assert stored("many")["version"] == 1
+    assert Revision.objects.filter(document__thread_id="many").count() == 1
+
+
+def test_an_update_that_changes_nothing_commits_nothing(changes):
+    WorkspaceRepository.upsert_document("same", content="# Plan\n- a\n", title="Plan")
+    changes.clear()
+
+    for title in ("Plan", None):  # the same title, or none given: the title is kept
+        change = WorkspaceRepository.upsert_document("same", content="# Plan\n- a\n", title=title)
+        assert (change.version, change.title, change.length, change.text) == (1, "Plan", 11, "# Plan\n- a\n")
+    assert changes == []
+    assert stored("same") == {"title": "Plan", "content": "# Plan\n- a\n", "length": 11, "version": 1}
+    assert Revision.objects.filter(document__thread_id="same").count() == 1
+
+    # A new title alone is a change.
+    assert WorkspaceRepository.upsert_document("same", content="# Plan\n- a\n", title="Trip").version == 2
+    assert [change.version for change in changes] == [2]
+
+
+def test_an_edit_that_changes_nothing_commits_nothing(changes):
+    WorkspaceRepository.upsert_document("same-edit", content="one\ntwo\n")
+    changes.clear()
+
+    change, replaced, first = WorkspaceRepository.edit_document("same-edit", "two", "two")
+
+    assert (change.version, change.text, replaced, first) == (1, "one\ntwo\n", 1, 4)
+    assert changes == []
+    assert Revision.objects.filter(document__thread_id="same-edit").count() == 1
+    # It is still checked as any edit is: text that is not there fails.
+    with pytest.raises(InvalidArguments, match="did not appear verbatim"):
+        WorkspaceRepository.edit_document("same-edit", "three", "three")
+
+
+def test_a_restore_of_the_current_content_is_still_recorded(changes):
+    WorkspaceRepository.upsert_document("again", content="kept")
+    changes.clear()
+    change = WorkspaceRepository.restore("again", 1, reason="Marking the version as the one to keep.")
+    assert change.version == 2
+    assert [(change.version, change.text) for change in changes] == [(2, "kept")]
+    assert Revision.objects.get(document__thread_id="again", version=2).restored_from == 1

@@ -5,11 +5,12 @@ import logging
 from contextlib import nullcontext
 
 from django.db import DatabaseError, connections, router, transaction
-from django.db.models import Case, F, Max, Q, Subquery, TextField, Value, When
+from django.db.models import Case, F, Max, Subquery, TextField, Value, When
 from django.db.models.functions import Length
 
 from .exceptions import DocumentNotFound, RevisionNotFound
 from .models import Revision, Snapshot, WorkingDocument
+from .splices import Rebuilt
 from .validation import validate_thread_id
 
 logger = logging.getLogger(__name__)
@@ -50,7 +51,8 @@ def revision_with_content(document: WorkingDocument | int, version: int) -> tupl
     """The revision at ``version`` and the whole content of the document then."""
     document_id = getattr(document, "pk", document)
     for _ in range(2):
-        revision = Revision.objects.filter(document_id=document_id, version=version).first()
+        # Not the model's ordering by document: it would join the documents' table.
+        revision = Revision.objects.filter(document_id=document_id, version=version).order_by("pk").first()
         if revision is None:
             break
         content = content_at(revision)
@@ -62,22 +64,50 @@ def revision_with_content(document: WorkingDocument | int, version: int) -> tupl
 
 def content_at(revision: Revision) -> str:
     """Rebuild the content at ``revision``: its whole text, or the whole copy at
-    its ``base_version`` followed by the chunks appended since (two queries)."""
-    if revision.op != Revision.Op.APPEND:
+    its ``base_version`` with the changes since applied (one query, two from a snapshot)."""
+    if is_whole_copy(revision.op, revision.splice_line):
         return revision.text
-    base = revision.base_version
-    snapshot = (
-        Snapshot.objects.filter(document_id=revision.document_id, version=base)
-        .values_list("content", flat=True)
-        .first()
-    )
-    first = base + 1 if snapshot is not None else base  # without a snapshot, the base revision holds it all
-    chunks = (
-        Revision.objects.filter(document_id=revision.document_id, version__gte=first, version__lte=revision.version)
-        .order_by("version")
-        .values_list("text", flat=True)
-    )
-    return (snapshot or "") + "".join(chunks)
+    rebuilt = contents_at(revision.document_id, revision.base_version, {revision.version})
+    return rebuilt.get(revision.version, "")  # pruned meanwhile: its length will not match
+
+
+def is_whole_copy(op: str, splice_line: int | None) -> bool:
+    """Whether a revision's text is the whole content then (else a chunk or a splice)."""
+    return op != Revision.Op.APPEND and splice_line is None
+
+
+def contents_at(document_id: int, base_version: int, versions: set[int]) -> dict[int, str]:
+    """The content at each of ``versions``, all built on the whole copy at
+    ``base_version``, rebuilt in one pass from it (version: content)."""
+    # Raw SQL: a run may be a thousand rows, and the ORM's work per row would
+    # take about as long as the database's (bench/history.py).
+    connection = connections[router.db_for_read(Revision)]
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT version, op, text, splice_line, splice_column, splice_removed "
+            f"FROM {connection.ops.quote_name(Revision._meta.db_table)} "
+            "WHERE document_id = %s AND version >= %s AND version <= %s ORDER BY version",
+            [document_id, base_version, max(versions)],
+        )
+        changes = iter(cursor.fetchall())
+    base = next(changes, None)
+    if base is not None and is_whole_copy(base[1], base[3]):
+        whole = base[2]
+    else:  # the copy is a snapshot taken after that change
+        snapshot = Snapshot.objects.filter(document_id=document_id, version=base_version)
+        whole = snapshot.values_list("content", flat=True).first() or ""
+    rebuilt = Rebuilt(whole)
+    contents = {base_version: whole} if base_version in versions else {}
+    for version, op, text, line, column, removed in changes:
+        if op == Revision.Op.APPEND:
+            rebuilt.append(text)
+        elif line is None:
+            rebuilt = Rebuilt(text)
+        else:
+            rebuilt.splice(line, column, removed, text)
+        if version in versions:
+            contents[version] = rebuilt.text()
+    return contents
 
 
 def current_version(thread_id: str) -> int:
@@ -149,26 +179,23 @@ def event_ids_around(thread_id: str, version: int) -> tuple[int | None, int | No
 def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> list[dict] | None:
     """The changes after event ``after`` (a revision's key; 0: from the first
     version), oldest first, at most ``limit``, as the data of their ``document``
-    events, each with its ``id``; ``text`` is None where it is longer than
-    ``max_chars`` (the database leaves it out; it never reaches Python).
+    events, each with its ``id``; ``text`` (the appended chunk, or the whole
+    content after any other change) is None where it is longer than
+    ``max_chars``: the database leaves such a text out, and a version stored
+    as a splice is rebuilt only when its content fits, all in one pass.
 
     None when the changes right after ``after`` are not kept: it was pruned,
     or it belongs to a document since deleted (a new one starts again at
     version 1). The caller cannot catch up from here.
     """
-    changed = Case(
-        When(Q(op=Revision.Op.APPEND) & Q(text_chars__lte=max_chars), then=F("text")),
-        When(~Q(op=Revision.Op.APPEND) & Q(length__lte=max_chars), then=F("text")),
-        default=Value(None),
-        output_field=TextField(),
-    )
+    short_text = Case(When(text_chars__lte=max_chars, then=F("text")), default=Value(None), output_field=TextField())
     revisions = Revision.objects.filter(document__thread_id=thread_id).order_by("version")
     if after:
         anchor = Revision.objects.filter(pk=after, document__thread_id=thread_id).values("version")
         revisions = revisions.filter(version__gte=Subquery(anchor))
     rows = list(
-        revisions.annotate(text_chars=Length("text"), short_text=changed).values(
-            "pk", "version", "op", "title", "length", "short_text"
+        revisions.annotate(text_chars=Length("text"), short_text=short_text).values(
+            "pk", "document_id", "version", "op", "title", "length", "short_text", "splice_line", "base_version"
         )[: limit + 1]
     )
     if after:
@@ -177,6 +204,12 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
         rows = rows[1:]
     elif rows and rows[0]["version"] != 1:
         return None
+    rows = rows[:limit]
+    spliced = [row for row in rows if row["splice_line"] is not None and row["length"] <= max_chars]
+    contents = {}
+    for base_version in sorted({row["base_version"] for row in spliced}):
+        versions = {row["version"] for row in spliced if row["base_version"] == base_version}
+        contents.update(contents_at(rows[0]["document_id"], base_version, versions))
     return [
         {
             "id": row["pk"],
@@ -184,7 +217,7 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
             "op": row["op"],
             "title": row["title"],
             "length": row["length"],
-            "text": row["short_text"],
+            "text": contents.get(row["version"]) if row["splice_line"] is not None else row["short_text"],
         }
-        for row in rows[:limit]
+        for row in rows
     ]

@@ -17,10 +17,13 @@ class WorkingDocument(models.Model):
     length = models.PositiveIntegerField(default=0, help_text="Characters (code points) in content.")
     version = models.PositiveIntegerField(default=1, help_text="1 when created, +1 on every change.")
     # The newest version whose whole content history holds (a revision that
-    # replaced the content, or a snapshot), and the length then: appends since
-    # it are rebuilt from it, and a snapshot is taken when they grow too many.
+    # holds it whole, or a snapshot), the length then, and the characters the
+    # revisions since it store: later versions are rebuilt from it, and a new
+    # whole copy is taken when the changes since it grow too many or too large.
     base_version = models.PositiveIntegerField(default=1)
     base_length = models.PositiveIntegerField(default=0)
+    # A database default too: raw INSERTs (bench/append.py) need not name it.
+    stored_since_base = models.PositiveIntegerField(default=0, db_default=0)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -35,9 +38,12 @@ class WorkingDocument(models.Model):
 class Revision(models.Model):
     """One committed change of a document, written in the change's own transaction.
 
-    ``text`` is what changed: the appended chunk for ``append``, the whole new
-    content otherwise. The content at an append's version is the content at
-    ``base_version`` (a whole-content revision or a snapshot) plus the chunks after it.
+    ``text`` is what changed: the appended chunk for ``append``; for the other
+    ops either the whole new content (``splice_line`` null) or, as a
+    ``workspace.splices.Splice`` of the content before it, the inserted text.
+    The content at a version that is not a whole copy is the content at
+    ``base_version`` (a whole-content revision or a snapshot) with the changes
+    after it applied in order.
     """
 
     class Op(models.TextChoices):
@@ -51,13 +57,20 @@ class Revision(models.Model):
     op = models.CharField(max_length=16, choices=Op.choices)
     title = models.CharField(max_length=255, blank=True, default="", help_text="The title after this change.")
     length = models.PositiveIntegerField(help_text="Characters in the document after this change.")
-    text = models.TextField(blank=True, default="", help_text="The appended chunk, or the whole new content.")
+    text = models.TextField(
+        blank=True, default="", help_text="The appended chunk, the whole new content, or a splice's inserted text."
+    )
     action_and_reasoning = models.TextField(blank=True, default="")
     # Text, not a CharField of Django's 150: a host's user model may name its
     # users by longer usernames (an email address holds up to 254 characters).
     actor = models.TextField(null=True, blank=True, help_text="Who made the change: the user's username.")
     tool = models.CharField(max_length=128, null=True, blank=True, help_text="The tool that made it.")
     restored_from = models.PositiveIntegerField(null=True, blank=True)
+    # A change stored as a splice: where it starts in the content before it
+    # (0-based line, split at "\n", and column) and how many characters it removed.
+    splice_line = models.PositiveIntegerField(null=True, blank=True)
+    splice_column = models.PositiveIntegerField(null=True, blank=True)
+    splice_removed = models.PositiveIntegerField(null=True, blank=True)
     base_version = models.PositiveIntegerField()
     created_at = models.DateTimeField(auto_now_add=True)
 

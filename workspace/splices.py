@@ -1,0 +1,108 @@
+"""A change that replaces part of a document, stored as one splice: where it
+starts (a line and a column of the content before it), how many characters it
+removes there, and the text it inserts.
+
+The revision log stores such a change instead of a whole copy (the repository
+computes it under the row lock); history rebuilds a version by applying the
+splices since the last whole copy to it, in one pass, here. A splice is
+located by line so that applying one costs the lines it touches, not a copy
+of the whole text: a run of 1,000 one-line splices on a 100 KB document is
+applied in about a millisecond (``bench/history.py``). Lines are split at
+``"\\n"`` only, as ``str.split`` does, whatever other line breaks they hold.
+"""
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Splice:
+    line: int  # 0-based, in the content before the change
+    column: int  # characters into that line
+    removed: int  # characters removed from there (a line break counts as one)
+    inserted: str
+
+
+def splice_between(old: str, new: str) -> Splice:
+    """The one splice that turns ``old`` into ``new``: everything between their
+    common start and their common end (linear time)."""
+    prefix = _common_prefix_length(old, new)
+    suffix = _common_suffix_length(old, new, min(len(old), len(new)) - prefix)
+    line = old.count("\n", 0, prefix)
+    column = prefix - (old.rfind("\n", 0, prefix) + 1)
+    return Splice(line, column, len(old) - prefix - suffix, new[prefix : len(new) - suffix])
+
+
+class Rebuilt:
+    """A text being rebuilt from a whole copy and the changes after it, in order.
+
+    Appended chunks are collected and joined once (a run of appends costs what
+    joining them does); the first splice turns the text into a list of lines,
+    which each further splice edits in place."""
+
+    def __init__(self, whole: str = ""):
+        self._pieces: list[str] | None = [whole]
+        self._lines: list[str] | None = None
+
+    def append(self, chunk: str) -> None:
+        if self._lines is None:
+            self._pieces.append(chunk)
+            return
+        first, *rest = chunk.split("\n")
+        self._lines[-1] += first
+        self._lines.extend(rest)
+
+    def splice(self, line: int, column: int, removed: int, inserted: str) -> None:
+        if self._lines is None:
+            self._lines, self._pieces = "".join(self._pieces).split("\n"), None
+        lines = self._lines
+        last, size, reach = line, len(lines[line]), column + removed
+        while size < reach:  # the lines the removed characters span
+            last += 1
+            size += 1 + len(lines[last])
+        if last == line and "\n" not in inserted:
+            lines[line] = lines[line][:column] + inserted + lines[line][reach:]
+        else:
+            joined = "\n".join(lines[line : last + 1])
+            lines[line : last + 1] = (joined[:column] + inserted + joined[reach:]).split("\n")
+
+    def text(self) -> str:
+        if self._lines is not None:
+            return "\n".join(self._lines)
+        if len(self._pieces) > 1:
+            self._pieces = ["".join(self._pieces)]
+        return self._pieces[0]
+
+
+def _common_prefix_length(a: str, b: str) -> int:
+    """How many characters ``a`` and ``b`` share at their start: compared in
+    blocks of doubling size, then halving within the first block that differs."""
+    limit, start, step = min(len(a), len(b)), 0, 64
+    while start < limit:
+        end = min(start + step, limit)
+        if a[start:end] != b[start:end]:
+            while end - start > 1:  # a[:start] == b[:start]; they differ before end
+                middle = (start + end) // 2
+                if a[start:middle] == b[start:middle]:
+                    start = middle
+                else:
+                    end = middle
+            return start
+        start, step = end, step * 2
+    return limit
+
+
+def _common_suffix_length(a: str, b: str, limit: int) -> int:
+    """How many characters (at most ``limit``) ``a`` and ``b`` share at their end."""
+    length_a, length_b, start, step = len(a), len(b), 0, 64
+    while start < limit:
+        end = min(start + step, limit)
+        if a[length_a - end : length_a - start] != b[length_b - end : length_b - start]:
+            while end - start > 1:
+                middle = (start + end) // 2
+                if a[length_a - middle : length_a - start] == b[length_b - middle : length_b - start]:
+                    start = middle
+                else:
+                    end = middle
+            return start
+        start, step = end, step * 2
+    return limit
