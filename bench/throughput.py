@@ -8,7 +8,8 @@ Each server is gunicorn with 2 sync workers (--workers) on PostgreSQL
 - update_document, 1,000 threads: every request replaces the document of
   one of 1,000 threads with the same 1 KB (so that calls rarely wait for
   each other's row lock), on this tree and on a checkout of --baseline (on a
-  database of its own);
+  database of its own); the documents are created before, so that every
+  call measured replaces one;
 - update_document, own thread: each connection replaces *its own* thread's
   document with new content on every call, as an agent does with its one
   conversation; on this tree, on the baseline, and on this tree under
@@ -51,6 +52,7 @@ import sys
 import tempfile
 import time
 import uuid
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -69,6 +71,7 @@ BASELINE = "0a322eb"  # main before history: events in a second transaction
 CONNECTIONS = 16
 CHUNK = "a line of an append\n"
 CONTENT_CHARACTERS = 1000
+THREADS = 1000  # of the 1,000-thread load, written by wrk's 2 threads
 WARM_UP_SECONDS = 2
 IN_PROCESS_CALLS = 300
 
@@ -196,6 +199,18 @@ def in_process(client, method: str, path: str, body: str | None, token: str, cal
     }
 
 
+def create_documents(server: Server, token: str, paths: list[str], body: str) -> None:
+    """POST ``body`` to each of ``paths`` once, 8 at a time; every call must succeed."""
+
+    def create(path: str) -> None:
+        status, envelope = server.request("POST", path, token, body)
+        if status != 200:
+            sys.exit(f"creating the documents: {path} answered {status} {envelope}")
+
+    with ThreadPoolExecutor(8) as pool:
+        list(pool.map(create, paths))
+
+
 def worker_rss_mb(server: Server) -> list[float]:
     """The resident memory of each gunicorn worker (the children of the master), in MB."""
     sizes = []
@@ -239,7 +254,7 @@ def main() -> None:
     # the call's number, then x up to the usual length: new content on every call
     head, tail = json.dumps({"content": "@" + "x" * (CONTENT_CHARACTERS - 6), "action_and_reasoning": why}).split("@")
     update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
-    spread = Request("POST", update, same_body, spread=500)  # wrk's 2 threads: 1,000 threads
+    spread = Request("POST", update, same_body, spread=THREADS // 2)
     own = Request("POST", "/api/workspace/threads/bench-own-%d/tools/update_document/", head, tail)
     tools = Request("GET", "/api/workspace/tools/")
     bare = Request("POST", "/bench/bare/", same_body)
@@ -275,6 +290,10 @@ def main() -> None:
             "GET tools/, in-process": ("GET", "/api/workspace/tools/", None),
             "bare DRF, in-process": ("POST", "/bench/bare/", same_body),
         }
+        documents = [update % number for number in range(THREADS)]
+        documents += [own.path % number for number in range(CONNECTIONS)]
+        for target, key in {(load.server, load.token) for load in loads.values() if load.server is not kept_alive}:
+            create_documents(target, key, documents, same_body)
         from django.test import Client
 
         client = Client(HTTP_HOST="127.0.0.1")
