@@ -1,15 +1,16 @@
 """Tool calls per second over HTTP against the framework's own ceiling, in one run.
 
-Each server is gunicorn with 2 sync workers (--workers) on PostgreSQL
-(DATABASE_URL); wrk drives 16 connections for --seconds each. The loads:
+Each server is gunicorn with 2 sync workers (--workers) on PostgreSQL;
+this tree's on a new database beside DATABASE_URL's (<name>_throughput),
+the baseline's on another (<name>_baseline): both start empty, whatever
+earlier runs left. wrk drives 16 connections for --seconds each. The loads:
 - bare DRF (ceiling): a DRF endpoint that authenticates the token with DRF's
   own TokenAuthentication, parses a body and answers, served by this tree's
   server;
 - update_document, 1,000 threads: every request replaces the document of
   one of 1,000 threads with the same 1 KB (so that calls rarely wait for
-  each other's row lock), on this tree and on a checkout of --baseline (on a
-  database of its own); the documents are created before, so that every
-  call measured replaces one;
+  each other's row lock), on this tree and on a checkout of --baseline; the
+  documents are created before, so that every call measured replaces one;
 - update_document, own thread: each connection replaces *its own* thread's
   document with new content on every call, as an agent does with its one
   conversation; on this tree, on the baseline, and on this tree under
@@ -56,12 +57,16 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
+from databases import fresh_database
+
 # The in-process rows run as a gunicorn worker does: a connection kept by
 # the thread (project/wsgi.py), no rates; the bare endpoint's URLconf.
 os.environ["DJANGO_SETTINGS_MODULE"] = "bench.bare_settings"
 os.environ["DATABASE_CONNECTIONS"] = "persistent"
 os.environ["WORKSPACE_RATE_WRITES"] = "off"  # one user makes thousands of calls a second here
 os.environ["WORKSPACE_RATE_READS"] = "off"
+if os.environ.get("DATABASE_URL"):  # this tree on a new database, as the baseline: the same start for both
+    os.environ["DATABASE_URL"] = fresh_database(os.environ["DATABASE_URL"], "throughput")
 
 from live_setup import baseline_server, database_and_token  # noqa: E402
 
