@@ -8,9 +8,10 @@ earlier runs left. wrk drives 16 connections for --seconds each. The loads:
   own TokenAuthentication, parses a body and answers, served by this tree's
   server;
 - update_document, 1,000 threads: every request replaces the document of
-  one of 1,000 threads with the same 1 KB (so that calls rarely wait for
-  each other's row lock), on this tree and on a checkout of --baseline; the
-  documents are created before, so that every call measured replaces one;
+  one of 1,000 threads with 1 KB of new content (so that calls rarely wait
+  for each other's row lock; new, as a call that changes nothing commits
+  nothing), on this tree and on a checkout of --baseline; the documents are
+  created before, so that every call measured replaces one;
 - update_document, own thread: each connection replaces *its own* thread's
   document with new content on every call, as an agent does with its one
   conversation; on this tree, on the baseline, and on this tree under
@@ -259,7 +260,7 @@ def main() -> None:
     # the call's number, then x up to the usual length: new content on every call
     head, tail = json.dumps({"content": "@" + "x" * (CONTENT_CHARACTERS - 6), "action_and_reasoning": why}).split("@")
     update = "/api/workspace/threads/bench-throughput-%d/tools/update_document/"
-    spread = Request("POST", update, same_body, spread=THREADS // 2)
+    spread = Request("POST", update, head, tail, spread=THREADS // 2)
     own = Request("POST", "/api/workspace/threads/bench-own-%d/tools/update_document/", head, tail)
     tools = Request("GET", "/api/workspace/tools/")
     bare = Request("POST", "/bench/bare/", same_body)
@@ -276,7 +277,7 @@ def main() -> None:
         servers.callback(kept_alive.stop)
         loads = {
             "bare DRF (ceiling)": Load(server, token, bare),
-            "1,000 threads, same body": Load(server, token, spread),
+            "1,000 threads, this tree": Load(server, token, spread),
             "own thread, this tree": Load(server, token, own, threads=CONNECTIONS),
             "own thread, gthread keep-alive": Load(kept_alive, token, own, threads=CONNECTIONS),
         }
