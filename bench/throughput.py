@@ -66,8 +66,9 @@ os.environ["DJANGO_SETTINGS_MODULE"] = "bench.bare_settings"
 os.environ["DATABASE_CONNECTIONS"] = "persistent"
 os.environ["WORKSPACE_RATE_WRITES"] = "off"  # one user makes thousands of calls a second here
 os.environ["WORKSPACE_RATE_READS"] = "off"
-if os.environ.get("DATABASE_URL"):  # this tree on a new database, as the baseline: the same start for both
-    os.environ["DATABASE_URL"] = fresh_database(os.environ["DATABASE_URL"], "throughput")
+GIVEN_DATABASE_URL = os.environ.get("DATABASE_URL")
+if GIVEN_DATABASE_URL:  # this tree on a new database, as the baseline: the same start for both
+    os.environ["DATABASE_URL"] = fresh_database(GIVEN_DATABASE_URL, "throughput")
 
 from live_setup import baseline_server, database_and_token  # noqa: E402
 
@@ -282,7 +283,7 @@ def main() -> None:
             "own thread, gthread keep-alive": Load(kept_alive, token, own, threads=CONNECTIONS),
         }
         if arguments.baseline:
-            baseline, key = servers.enter_context(baseline_server(arguments.baseline, database_url, command))
+            baseline, key = servers.enter_context(baseline_server(arguments.baseline, GIVEN_DATABASE_URL, command))
             loads[f"1,000 threads, {arguments.baseline}"] = Load(baseline, key, spread)
             loads[f"own thread, {arguments.baseline}"] = Load(baseline, key, own, threads=CONNECTIONS)
         one_at_a_time = {
