@@ -8,12 +8,12 @@ import subprocess
 import sys
 import tempfile
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
 
 import django  # noqa: E402
+from databases import fresh_database  # noqa: E402
 
 django.setup()
 
@@ -51,12 +51,7 @@ def baseline_server(revision: str, database_url: str, command: list[str], **envi
             capture_output=True,
         )
         try:
-            baseline_url = urlunsplit(urlsplit(database_url)._replace(path="/workspace_bench_baseline"))
-            import psycopg
-
-            with psycopg.connect(database_url, autocommit=True) as admin:
-                admin.execute("DROP DATABASE IF EXISTS workspace_bench_baseline")
-                admin.execute("CREATE DATABASE workspace_bench_baseline")
+            baseline_url = fresh_database(database_url, "baseline")
             env = {**os.environ, "DATABASE_URL": baseline_url, "DJANGO_SETTINGS_MODULE": "project.settings"}
             subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=workdir, env=env, check=True)
             output = subprocess.run(

@@ -1,0 +1,16 @@
+"""Empty PostgreSQL databases for the benchmarks, beside the one DATABASE_URL names."""
+
+from urllib.parse import urlsplit, urlunsplit
+
+
+def fresh_database(database_url: str, suffix: str) -> str:
+    """The URL of a new, empty database named after ``database_url``'s with
+    ``_suffix`` (one left by an earlier run is dropped first): each run, and
+    each engineer's, starts from the same state on a database of its own."""
+    import psycopg
+
+    name = f"{urlsplit(database_url).path.strip('/') or 'postgres'}_{suffix}"
+    with psycopg.connect(database_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
+        admin.execute(f'CREATE DATABASE "{name}"')
+    return urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))
