@@ -53,6 +53,12 @@ SPLICE_RUN_CHARS = 512
 SPLICE_RUN_MIN = 100
 
 
+# A write that finds no document, then finds that another call created it
+# first, then finds it deleted again (a host deleting documents as agents
+# write them) tries this many times before answering DeletedWhileWriting (409).
+WRITE_ATTEMPTS = 3
+
+
 def atomic():
     """The transaction every write of the app runs in, on the documents' database.
 
@@ -114,18 +120,20 @@ class WorkspaceRepository:
                 expected = _lock_at(thread_id, expected)
             if expected == 0:
                 document = _create(thread_id, created_values)
+            elif expected is not None:
+                _lock_at(thread_id, expected)  # it exists, at that version, and stays so
+                return _replace(thread_id, content, title, reason=reason, actor=actor)
             else:
-                if expected is not None:
-                    _lock_at(thread_id, expected)
+                for _ in range(WRITE_ATTEMPTS):
+                    document = _created_unless_present(thread_id, created_values)
+                    if document is not None:
+                        break
+                    # Another call created it first: replace what it wrote, unless it is gone again.
                     replaced = _replace(thread_id, content, title, reason=reason, actor=actor)
                     if replaced:
                         return replaced
-                document = _created_unless_present(thread_id, created_values)
-                if document is None:  # another call created it first: replace what it wrote
-                    replaced = _replace(thread_id, content, title, reason=reason, actor=actor)
-                    if replaced is None:
-                        raise _deleted_while_writing()
-                    return replaced
+                else:
+                    raise _deleted_while_writing()
             change = DocumentChange(thread_id, "update", document.version, document.title, length, content)
             _record(document.pk, change, base_version=change.version, reason=reason, actor=actor)
         return change
@@ -153,15 +161,17 @@ class WorkspaceRepository:
             document = _locked_for_append(thread_id)
             if expected is not None:
                 _check_version(expected, document.version if document else 0)
-            if document is None:
+            attempts = 0
+            while document is None:
+                if attempts == WRITE_ATTEMPTS:
+                    raise _deleted_while_writing()
+                attempts += 1
                 created = _create_for_append(
                     thread_id, text, expecting_none=expected is not None, reason=reason, actor=actor
                 )
                 if created is not None:
                     return created
                 document = _locked_for_append(thread_id)  # another call created it first: append to it
-                if document is None:
-                    raise _deleted_while_writing()
             if not text:
                 return DocumentChange(thread_id, "append", document.version, document.title, document.length, text)
             _check_size(document.length + len(text), "the document would have")
