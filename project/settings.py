@@ -71,7 +71,7 @@ ROOT_URLCONF = "project.urls"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "project" / "templates"],
+        "DIRS": [],
         "APP_DIRS": True,
         "OPTIONS": {
             "context_processors": [
@@ -201,7 +201,7 @@ if os.environ.get("WORKSPACE_EVENT_MAX_CHARS"):
     WORKSPACE_EVENT_MAX_CHARS = int(os.environ["WORKSPACE_EVENT_MAX_CHARS"])
 if os.environ.get("WORKSPACE_REVISION_KEEP_DAYS"):
     WORKSPACE_REVISION_KEEP_DAYS = int(os.environ["WORKSPACE_REVISION_KEEP_DAYS"])
-LOGIN_URL = "login"  # the live panel's sign-in, for every user (the admin's admits staff only)
+LOGIN_URL = "workspace_panel:login"  # the panel's own sign-in page, for every user (the admin's admits staff only)
 
 # Live events: one channel per thread, stored so that a reconnecting browser
 # gets what it missed, and fanned out through Redis when REDIS_URL is set.

@@ -5,7 +5,6 @@ from django.views.generic import RedirectView
 urlpatterns = [
     path("", RedirectView.as_view(url="/admin/", permanent=False)),
     path("admin/", admin.site.urls),
-    path("accounts/", include("django.contrib.auth.urls")),
     path("api/workspace/", include("workspace.urls")),
     path("workspace/", include("workspace.panel_urls")),
 ]

@@ -137,7 +137,7 @@ def test_an_authentication_class_that_reads_tokens_after_the_session_passes(sett
 
 
 def test_a_login_url_that_names_no_url_while_the_panel_is_served_is_an_error(settings):
-    settings.ROOT_URLCONF = PanelWithoutLogin
+    settings.ROOT_URLCONF, settings.LOGIN_URL = PanelWithoutLogin, "login"  # Django's default name
     messages = workspace_messages()
     assert set(messages) == {"workspace.E017"}
     assert "'login'" in messages["workspace.E017"].msg and "NoReverseMatch" in messages["workspace.E017"].msg

@@ -9,7 +9,7 @@ pytestmark = pytest.mark.django_db
 def test_the_panel_needs_a_login(client):
     response = client.get("/workspace/threads/t-1/")
     assert response.status_code == 302
-    assert response["Location"].startswith("/accounts/login/?next=/workspace/threads/t-1/")
+    assert response["Location"].startswith("/workspace/login/?next=/workspace/threads/t-1/")
 
 
 def test_the_panel_page_points_at_the_thread_and_runs_only_its_own_script(client, user):
