@@ -31,10 +31,12 @@ def main() -> None:
     from django.test import Client
 
     client = Client(HTTP_HOST="127.0.0.1")
-    body = json.dumps({"content": "x" * 1000, "action_and_reasoning": "Profiling."})
+    # Two contents in turn: the same content again would change nothing, and commit nothing.
+    bodies = [json.dumps({"content": letter * 1000, "action_and_reasoning": "Profiling."}) for letter in "xy"]
 
     def call(n: int) -> None:
         path = f"/api/workspace/threads/bench-profile-{n % 50}/tools/update_document/"
+        body = bodies[n // 50 % 2]
         response = client.post(path, body, content_type="application/json", HTTP_AUTHORIZATION=f"Token {token}")
         assert response.status_code == 200, response.content
 
