@@ -242,16 +242,7 @@ def post_initialize(server, thread, headers):
         "method": "initialize",
         "params": {"protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}},
     }
-    request = urllib.request.Request(
-        f"{server.url}/api/workspace/threads/{thread}/mcp/",
-        data=json.dumps(body).encode(),
-        headers={"Content-Type": "application/json", "Accept": "application/json, text/event-stream", **headers},
-    )
-    try:
-        with urllib.request.urlopen(request, timeout=10) as answer:
-            return answer.status, answer.headers, answer.read()
-    except urllib.error.HTTPError as error:
-        return error.code, error.headers, error.read()
+    return post_mcp(server, thread, headers, json.dumps(body).encode())
 
 
 def test_anonymous_and_unknown_tokens_are_refused_before_anything_runs(server, token):

@@ -118,10 +118,11 @@ class WorkspaceRepository:
                     return replaced
             if isinstance(expected, ExpectedVersions):  # a list, or *: checked here, then the version it is at
                 expected = _lock_at(thread_id, expected)
+            elif expected:
+                _lock_at(thread_id, expected)
             if expected == 0:
                 document = _create(thread_id, created_values)
-            elif expected is not None:
-                _lock_at(thread_id, expected)  # it exists, at that version, and stays so
+            elif expected is not None:  # it exists, at that version, locked
                 return _replace(thread_id, content, title, reason=reason, actor=actor)
             else:
                 for _ in range(WRITE_ATTEMPTS):
