@@ -1,15 +1,15 @@
-"""CI: embed the app in a new Django project by following README.md's section
-"Use it in your Django project" as it is written, then use it as a host would.
+"""CI: embed the app in a new Django project by following the embedding guide,
+docs/embedding.md, as it is written, then use it as a host would.
 
-The README marks the blocks to follow with a comment before each fence,
+The guide marks the blocks to follow with a comment before each fence,
 ``<!-- host-embedding: ACTION [PATH] -->``:
 
 - ``install``: the pip command, run with this repository's wheel in place of
-  ``/path/to/this/repository`` (the extras as the README names them);
+  ``/path/to/this/repository`` (the extras as the guide names them);
 - ``append PATH`` / ``write PATH``: code added to the end of, or making up, a
   file of the new project;
 - ``run``: the management commands (``createsuperuser`` gets ``--noinput``,
-  its password from ``DJANGO_SUPERUSER_PASSWORD``: the README's asks for it);
+  its password from ``DJANGO_SUPERUSER_PASSWORD``: the guide's asks for it);
 - ``serve``: the server command, on a free loopback port instead of 8000.
 
 In a temporary folder this builds the wheel, makes a fresh venv with the
@@ -46,6 +46,7 @@ import urllib.request
 from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parent.parent
+GUIDE = REPOSITORY / "docs" / "embedding.md"
 PLACEHOLDER = "/path/to/this/repository"
 MARKER = re.compile(r"^<!-- host-embedding: (\w+)(?: (\S+))? -->\n```\w*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 PASSWORD = "a-host-embedding-password"
@@ -57,17 +58,17 @@ class EmbeddingFailed(Exception):
     pass
 
 
-def readme_blocks() -> list[tuple[str, str | None, str]]:
-    """(action, path, code) of every marked block, in the README's order."""
-    text = (REPOSITORY / "README.md").read_text()
+def guide_blocks() -> list[tuple[str, str | None, str]]:
+    """(action, path, code) of every marked block, in the guide's order."""
+    text = GUIDE.read_text()
     blocks = [(match[1], match[2], match[3]) for match in MARKER.finditer(text)]
     actions = {action for action, _, _ in blocks}
     unknown = actions - {"install", "append", "write", "run", "serve"}
     if unknown:
-        raise EmbeddingFailed(f"README.md marks blocks with unknown actions {sorted(unknown)}")
+        raise EmbeddingFailed(f"{GUIDE.name} marks blocks with unknown actions {sorted(unknown)}")
     for needed in ("install", "run", "serve"):
         if needed not in actions:
-            raise EmbeddingFailed(f"README.md has no block marked <!-- host-embedding: {needed} -->")
+            raise EmbeddingFailed(f"{GUIDE.name} has no block marked <!-- host-embedding: {needed} -->")
     return blocks
 
 
@@ -131,9 +132,9 @@ def django_version(env: dict, cwd: Path) -> str:
     return shell("python -c 'import django; print(django.get_version())'", cwd, env).strip().splitlines()[-1]
 
 
-def follow_readme(project: Path, env: dict, wheel: Path) -> tuple[str, str, str]:
-    """Apply the README's blocks: the token drf_create_token printed, its user, and the serve command."""
-    blocks = readme_blocks()
+def follow_guide(project: Path, env: dict, wheel: Path) -> tuple[str, str, str]:
+    """Apply the guide's blocks: the token drf_create_token printed, its user, and the serve command."""
+    blocks = guide_blocks()
     host_django = django_version(env, project)
     for action, _, code in blocks:
         if action == "install":
@@ -148,7 +149,7 @@ def follow_readme(project: Path, env: dict, wheel: Path) -> tuple[str, str, str]
                 raise EmbeddingFailed(f"a block marked {action} names no file")
             target = project / path
             if action == "append" and not target.exists():
-                raise EmbeddingFailed(f"README appends to {path}, which startproject did not make")
+                raise EmbeddingFailed(f"the guide appends to {path}, which startproject did not make")
             with target.open("a" if action == "append" else "w") as file:
                 file.write(("\n" if action == "append" else "") + code)
             print(f"{action} {path}: {len(code.splitlines())} lines")
@@ -261,7 +262,7 @@ def drive(base: str, port: int, token: str, username: str) -> None:
 
     stream = open_stream(port, token)
     content = "# Embedded\nWritten by the host embedding test.\n"
-    call = json.dumps({"content": content, "action_and_reasoning": "Proving the README's embedding."}).encode()
+    call = json.dumps({"content": content, "action_and_reasoning": "Proving the guide's embedding."}).encode()
     path = f"/api/workspace/threads/{THREAD}/tools/update_document/"
     status, _, body = browser.request("POST", path, call, json_headers)
     expect("a tool call with the token succeeds", status == 200 and json.loads(body)["success"] is True, body)
@@ -344,7 +345,7 @@ def main() -> int:
     try:
         project, env, wheel = build(folder, options.python, options.django)
         print(f"host: Django {options.django} on {options.python}, {wheel.name}")
-        token, username, serve = follow_readme(project, env, wheel)
+        token, username, serve = follow_guide(project, env, wheel)
         port = free_loopback_port()
         command = serve.replace("--port 8000", f"--port {port}")
         if f"--port {port}" not in command or "127.0.0.1" not in command:
@@ -366,7 +367,7 @@ def main() -> int:
     except Exception as failure:  # whatever it is, said with the server's log
         if not isinstance(failure, EmbeddingFailed):
             traceback.print_exc()
-        print(f"\nFAILED: the README's embedding: {failure}", file=sys.stderr)
+        print(f"\nFAILED: the embedding guide: {failure}", file=sys.stderr)
         if log.exists():
             print(f"--- server log (last 60 lines)\n{''.join(log.read_text().splitlines(True)[-60:])}", file=sys.stderr)
         return 1
@@ -379,7 +380,7 @@ def main() -> int:
                 os.killpg(server.pid, signal.SIGKILL)
                 server.wait(timeout=15)
         shutil.rmtree(folder, ignore_errors=True)
-    print(f"the README's embedding works: {time.monotonic() - started:.0f} s")
+    print(f"the embedding guide works: {time.monotonic() - started:.0f} s")
     return 0
 
 
