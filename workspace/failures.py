@@ -10,8 +10,8 @@ from django.db import InterfaceError, OperationalError
 from django.http import Http404
 from rest_framework import permissions
 from rest_framework.exceptions import APIException
-from rest_framework.request import Request
 from rest_framework.response import Response
+from rest_framework.views import APIView
 
 from .exceptions import DatabaseUnavailable, ToolFailed, WorkspaceError
 from .tools.envelope import failure_envelope
@@ -21,9 +21,7 @@ logger = logging.getLogger("workspace.views")  # the logger these failures were 
 
 # For a DRF view: every failure answered with the envelope. (A comment, not
 # a docstring: schema generators would show a docstring as each endpoint's description.)
-class FailuresAsEnvelope:
-    request: Request
-
+class FailuresAsEnvelope(APIView):
     def handle_exception(self, exc: Exception) -> Response:
         """The app's errors with their status; the database's faults as 503 with
         Retry-After; any other error logged with its traceback and answered 500;
@@ -37,7 +35,7 @@ class FailuresAsEnvelope:
         retry_after = getattr(exc, "retry_after", None)
         if isinstance(exc, WorkspaceError):
             exc = as_api_exception(exc)
-        response: Response = super().handle_exception(exc)  # type: ignore[misc]  # DRF's APIView, next in the MRO
+        response = super().handle_exception(exc)
         if retry_after and not response.has_header("Retry-After"):
             response["Retry-After"] = str(retry_after)
         response.data = failure_envelope(detail_text(response.data))  # one shape for every failure

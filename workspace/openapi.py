@@ -16,8 +16,8 @@ drf-spectacular's deploy check) leave the app's views out, as their
 """
 
 import copy
-
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from django.http import HttpRequest
 from drf_spectacular.extensions import OpenApiViewExtension
@@ -179,59 +179,61 @@ REVISION_LIMIT = OpenApiParameter(
     description="At most this many, 1 to 1,000 (default 100).",
 )
 
+# How each view of views.py is documented.
+DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
+    (
+        views.ToolListView,
+        {
+            "summary": "The tools, with the JSON Schema of their arguments",
+            "parameters": [TOOL_LIST_FORMAT],
+            "responses": read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
+        },
+    ),
+    (
+        views.ToolCallView,
+        {
+            "parameters": [THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
+            "request": {"application/json": {"type": "object"}},
+            "responses": tool_call_responses(),
+        },
+    ),
+    (
+        views.DocumentView,
+        {
+            "parameters": [THREAD_ID, DOCUMENT_ETAG],
+            "responses": read_responses(views.DocumentView.OutputSerializer),
+        },
+    ),
+    (
+        views.RevisionListView,
+        {
+            "operation_id": "threads_revisions_list",
+            "parameters": [
+                THREAD_ID,
+                OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
+                REVISION_LIMIT,
+            ],
+            "responses": read_responses(REVISION_PAGE),
+        },
+    ),
+    (
+        views.RevisionDetailView,
+        {
+            "operation_id": "threads_revision_retrieve",
+            "parameters": [THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
+            "responses": read_responses(REVISION_WITH_CONTENT),
+        },
+    ),
+    (
+        views.EventStreamView,
+        {
+            "parameters": [THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
+            "responses": EVENT_STREAM_RESPONSES,
+        },
+    ),
+]
 # Each documented view of views.py, as the schema generator is given it in its place.
-DOCUMENTED_VIEWS: dict[type[APIView], type[APIView]] = {
-    view: documented(view, **documentation)
-    for view, documentation in [
-        (
-            views.ToolListView,
-            {
-                "summary": "The tools, with the JSON Schema of their arguments",
-                "parameters": [TOOL_LIST_FORMAT],
-                "responses": read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
-            },
-        ),
-        (
-            views.ToolCallView,
-            {
-                "parameters": [THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
-                "request": {"application/json": {"type": "object"}},
-                "responses": tool_call_responses(),
-            },
-        ),
-        (
-            views.DocumentView,
-            {"parameters": [THREAD_ID, DOCUMENT_ETAG], "responses": read_responses(views.DocumentView.OutputSerializer)},
-        ),
-        (
-            views.RevisionListView,
-            {
-                "operation_id": "threads_revisions_list",
-                "parameters": [
-                    THREAD_ID,
-                    OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
-                    REVISION_LIMIT,
-                ],
-                "responses": read_responses(REVISION_PAGE),
-            },
-        ),
-        (
-            views.RevisionDetailView,
-            {
-                "operation_id": "threads_revision_retrieve",
-                "parameters": [THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
-                "responses": read_responses(REVISION_WITH_CONTENT),
-            },
-        ),
-        (
-            views.EventStreamView,
-            {
-                "parameters": [THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
-                "responses": EVENT_STREAM_RESPONSES,
-            },
-        ),
-    ]
-}
+DOCUMENTED_VIEWS = {view: documented(view, **documentation) for view, documentation in DOCUMENTATION}
 
 
 class DocumentedViews(OpenApiViewExtension):

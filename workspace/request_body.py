@@ -11,8 +11,8 @@ from rest_framework.exceptions import ParseError
 from rest_framework.request import Request
 
 from .exceptions import DocumentTooLarge, InvalidArguments
-from .internals.django import body_stream, replace_body_stream
 from .failures import detail_text
+from .internals.django import body_stream, replace_body_stream
 
 
 def size_chunked_body(request: HttpRequest) -> None:

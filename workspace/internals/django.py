@@ -11,16 +11,19 @@ No public API replaces a request's body stream once the request is built.
 ``tests/test_internals.py`` checks each of these on the installed Django.
 """
 
-from typing import IO, Any
+from typing import BinaryIO, cast
 
+from django.core.handlers.wsgi import LimitedStream
 from django.http import HttpRequest
 
 
-def body_stream(request: HttpRequest) -> Any:
-    """The stream the body of ``request`` is read from."""
-    return request._stream  # type: ignore[attr-defined]  # private: see the module's docstring
+def body_stream(request: HttpRequest) -> BinaryIO:
+    """The stream the body of ``request`` is read from (private: see the module's docstring)."""
+    return request._stream
 
 
-def replace_body_stream(request: HttpRequest, stream: IO[bytes]) -> None:
-    """Make ``request`` read its body from ``stream``, before anything has read it."""
-    request._stream = stream  # type: ignore[attr-defined]  # private: see the module's docstring
+def replace_body_stream(request: HttpRequest, stream: LimitedStream) -> None:
+    """Make ``request`` read its body from ``stream``, before anything has read it
+    (private: see the module's docstring). Django only calls ``read()`` and
+    ``readline()`` on it, which a LimitedStream has."""
+    request._stream = cast(BinaryIO, stream)
