@@ -131,3 +131,15 @@ def test_other_schema_generators_leave_the_app_s_views_out_and_complain_of_nothi
         schema = SchemaGenerator().get_schema(request=None, public=True)
     assert not any(path.startswith("/api/workspace/") for path in schema["paths"])
     assert not GENERATOR_STATS
+
+
+def test_the_old_names_of_the_two_pages_views_still_serve_them_with_a_warning(api):
+    from django.urls import path
+
+    from workspace import openapi
+
+    with pytest.warns(DeprecationWarning, match="WorkspaceSchemaView"):
+        schema_view = openapi.schema_view
+    with pytest.warns(DeprecationWarning, match="WorkspaceDocsView"):
+        assert callable(openapi.docs_view)
+    assert path("schema/", schema_view).callback is schema_view

@@ -16,6 +16,7 @@ drf-spectacular's deploy check) leave the app's views out, as their
 """
 
 import copy
+import warnings
 from collections.abc import Callable
 from typing import Any
 
@@ -337,3 +338,19 @@ class WorkspaceDocsView(AppOwnDefaults, SpectacularRedocView):
     permission_classes = [permissions.IsAuthenticated]
     title = "Workspace API"
     template_name = "workspace/api_docs.html"  # the library's page, Redoc from the sidecar's static files
+
+
+# The two pages' views as this module named them before their routes made them.
+MOVED = {"schema_view": WorkspaceSchemaView, "docs_view": WorkspaceDocsView}
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    if name not in MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{__name__}.{name} is deprecated: route {MOVED[name].__name__}.as_view() (see workspace.urls)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    initkwargs = {"urlconf": f"{__package__}.urls"} if name == "schema_view" else {}
+    return MOVED[name].as_view(**initkwargs)
