@@ -109,3 +109,37 @@ def test_serving_the_api_leaves_drf_spectacular_unloaded_until_the_schema_is_ask
         [sys.executable, "-c", SERVE_THEN_DOCUMENT], cwd=REPOSITORY, env=env, capture_output=True, text=True
     )
     assert result.stdout.split("\n")[-2] == "[401, 401] False 401 True", result.stdout + result.stderr
+
+
+def test_the_schema_shows_the_idempotency_key_rule_the_calls_apply():
+    from workspace.calls import IDEMPOTENCY_KEY_PATTERN
+    from workspace.headers import IDEMPOTENCY_KEY_SCHEMA_PATTERN
+
+    shown = re.compile(IDEMPOTENCY_KEY_SCHEMA_PATTERN)
+    for value in [chr(code) for code in range(0x3000)] + ["a" * 255, "a" * 256, ""]:
+        assert bool(shown.search(value)) == bool(IDEMPOTENCY_KEY_PATTERN.fullmatch(value)), repr(value)
+
+
+def test_other_schema_generators_leave_the_app_s_views_out_and_complain_of_nothing():
+    """drf-spectacular's deploy check and a host's own schema generate over the
+    whole urlconf: the app's views say ``schema = None``; schema/ describes them."""
+    from drf_spectacular.drainage import GENERATOR_STATS
+    from drf_spectacular.generators import SchemaGenerator
+
+    GENERATOR_STATS.reset()
+    with GENERATOR_STATS.silence():
+        schema = SchemaGenerator().get_schema(request=None, public=True)
+    assert not any(path.startswith("/api/workspace/") for path in schema["paths"])
+    assert not GENERATOR_STATS
+
+
+def test_the_old_names_of_the_two_pages_views_still_serve_them_with_a_warning(api):
+    from django.urls import path
+
+    from workspace import openapi
+
+    with pytest.warns(DeprecationWarning, match="WorkspaceSchemaView"):
+        schema_view = openapi.schema_view
+    with pytest.warns(DeprecationWarning, match="WorkspaceDocsView"):
+        assert callable(openapi.docs_view)
+    assert path("schema/", schema_view).callback is schema_view

@@ -326,3 +326,22 @@ def test_matching_a_long_path_costs_time_linear_in_its_length(shape):
     cost(100)  # warm the resolver's caches
     # Quadratic matching (two lazy groups) took 0.29 s at 2,280 repeats (16 KB) and 4x that at twice the length.
     assert cost(4560) < 0.05
+
+
+@pytest.mark.parametrize(
+    "name, module",
+    [
+        ("IF_MATCH_PATTERN", "workspace.headers"),
+        ("MAX_IF_MATCH_CHARS", "workspace.headers"),
+        ("FailuresAsEnvelope", "workspace.failures"),
+        ("AppOwnDefaults", "workspace.view_defaults"),
+    ],
+)
+def test_names_moved_out_of_the_views_module_still_import_from_it_with_a_warning(name, module):
+    import importlib
+
+    from workspace import views
+
+    with pytest.warns(DeprecationWarning, match=f"moved to {module}"):
+        moved = getattr(views, name)
+    assert moved is getattr(importlib.import_module(module), name)

@@ -13,11 +13,16 @@ SQL 0.24 ms (it works out again which column is which field), this 0.17 ms.
 """
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, cast
 
 from django.db import connections, router
-from django.db.models import Field
+from django.db.models import Field, ForeignKey, ForeignObjectRel, Model
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
+
+if TYPE_CHECKING:  # models, which import only once the app registry is ready (Token: where installed)
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from rest_framework.authtoken.models import Token
 
 
 @dataclass(frozen=True)
@@ -26,18 +31,18 @@ class UserLookup:
     user model's fields in the order of its columns."""
 
     sql: str
-    users: type
+    users: type[Model]
     fields: list[Field]
     attnames: list[str]
 
 
-_lookups: dict[tuple[type, str], UserLookup] = {}
+_lookups: dict[tuple[type[Model], str], UserLookup] = {}
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
-    def authenticate_credentials(self, key):
+    def authenticate_credentials(self, key: str) -> tuple["AbstractBaseUser", "Token"]:
         model = self.get_model()
-        user_field = model._meta.get_field("user")
+        user_field = _user_key(model)
         using = router.db_for_read(model)
         user = _user_of(model, using, key)
         if user is None:
@@ -45,12 +50,13 @@ class TokenAuthentication(authentication.TokenAuthentication):
         if not user.is_active:
             raise exceptions.AuthenticationFailed(_("User inactive or deleted."))
         user_id = getattr(user, user_field.target_field.attname)
-        token = model.from_db(using, ["key", user_field.attname], [key, user_id])  # its other fields load if read
+        # Its other fields load if read. (A Token, or the host's token model in its place.)
+        token = cast("Token", model.from_db(using, ["key", user_field.attname], [key, user_id]))
         token.user = user
         return user, token
 
 
-def _user_of(model: type, using: str, key: str):
+def _user_of(model: type[Model], using: str, key: str) -> "AbstractBaseUser | None":
     """The user of the token ``key`` (of token model ``model``) in database ``using``, or None."""
     lookup = _lookup(model, using)
     connection = connections[using]
@@ -67,23 +73,36 @@ def _user_of(model: type, using: str, key: str):
         column = field.get_col(table)
         for converter in connection.ops.get_db_converters(column) + column.get_db_converters(connection):
             values[position] = converter(values[position], column, connection)
-    return lookup.users.from_db(using, lookup.attnames, values)
+    return cast("AbstractBaseUser", lookup.users.from_db(using, lookup.attnames, values))  # AUTH_USER_MODEL's
 
 
-def _lookup(model: type, using: str) -> UserLookup:
+def _lookup(model: type[Model], using: str) -> UserLookup:
     if (model, using) not in _lookups:
         quote = connections[using].ops.quote_name
-        user_field = model._meta.get_field("user")
+
+        def column(field: Field | ForeignObjectRel) -> str:
+            assert isinstance(field, Field) and field.column is not None, field  # a concrete field has one
+            return quote(field.column)
+
+        user_field = _user_key(model)
         user_model = user_field.related_model
+        assert user_model is not None and user_model != "self", user_model
         fields = list(user_model._meta.concrete_fields)
         users, tokens = quote(user_model._meta.db_table), quote(model._meta.db_table)
-        columns = ", ".join(f"{users}.{quote(field.column)}" for field in fields)
+        columns = ", ".join(f"{users}.{column(field)}" for field in fields)
         _lookups[model, using] = UserLookup(
             f"SELECT {columns} FROM {users} INNER JOIN {tokens} "
-            f"ON {tokens}.{quote(user_field.column)} = {users}.{quote(user_field.target_field.column)} "
-            f"WHERE {tokens}.{quote(model._meta.get_field('key').column)} = %s",
+            f"ON {tokens}.{column(user_field)} = {users}.{column(user_field.target_field)} "
+            f"WHERE {tokens}.{column(model._meta.get_field('key'))} = %s",
             user_model,
             fields,
             [field.attname for field in fields],
         )
     return _lookups[model, using]
+
+
+def _user_key(model: type[Model]) -> ForeignKey:
+    """The token model's ``user``: a foreign key to the user model (DRF's is one to one)."""
+    field = model._meta.get_field("user")
+    assert isinstance(field, ForeignKey), field
+    return field

@@ -4,32 +4,45 @@ Each tool call is its own path, whose request body is the JSON Schema the
 tool's signature gives (the one that validates it), so that clients and
 fuzzers see exactly what each tool takes.
 
-The endpoints' documentation lives here, not on the views, and is attached
-to them when this module is first imported: by the two pages' routes, or
-by any schema generator (``views.DocumentedWhenLookedAt``). A process that
-only serves the API never loads drf-spectacular (5 MB).
+The endpoints are documented here, through drf-spectacular's extension
+points: an ``OpenApiViewExtension`` gives the schema generator a documented
+subclass of each view (the views themselves know nothing of it), and
+``WorkspaceSchemaGenerator`` adds the per-tool paths, the MCP path, the
+servers and the info. Only the two pages' routes import this module, at
+their first request: a process that only serves the API never loads
+drf-spectacular (5 MB). Other schema generators (a host's own, or
+drf-spectacular's deploy check) leave the app's views out, as their
+``schema = None`` asks: ``GET schema/`` is where they are described.
 """
 
 import copy
+import warnings
+from collections.abc import Callable
+from typing import Any
 
-from django.templatetags.static import static
-from drf_spectacular.generators import SchemaGenerator
+from django.http import HttpRequest
+from drf_spectacular.extensions import OpenApiViewExtension
+from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 from rest_framework import permissions, serializers
-from rest_framework.response import Response
+from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
+from rest_framework.views import APIView
 
 from . import views
+from .failures import FailuresAsEnvelope
+from .headers import IDEMPOTENCY_KEY_SCHEMA_PATTERN, IF_MATCH_PATTERN, MAX_IF_MATCH_CHARS
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
 from .tools.exports import FORMATS
 from .tools.registry import registered_tools
 from .validation import THREAD_ID_PATTERN
+from .view_defaults import AppOwnDefaults
 
 
-def _fields(**properties) -> dict:
+def _fields(**properties: Any) -> dict:
     """An object with these properties, all required."""
     return {"type": "object", "properties": properties, "required": list(properties)}
 
@@ -66,14 +79,14 @@ THREAD_ID = OpenApiParameter(
 )
 IF_MATCH = OpenApiParameter(
     "If-Match",
-    {"type": "string", "pattern": f"^{views.IF_MATCH_PATTERN}$", "maxLength": views.MAX_IF_MATCH_CHARS},
+    {"type": "string", "pattern": f"^{IF_MATCH_PATTERN}$", "maxLength": MAX_IF_MATCH_CHARS},
     OpenApiParameter.HEADER,
     description='"<version>": applied only if the document is at that version ("0": has none); '
     '"<version>", "<version>": at one of them; *: if the document exists. A weak tag (W/"<version>") never matches.',
 )
 IDEMPOTENCY_KEY = OpenApiParameter(
     "Idempotency-Key",
-    {"type": "string", "pattern": "^[ -~]{1,255}$"},
+    {"type": "string", "pattern": IDEMPOTENCY_KEY_SCHEMA_PATTERN},
     OpenApiParameter.HEADER,
     description="1 to 255 printable ASCII characters: a retry with the same key is applied at most once.",
 )
@@ -108,104 +121,139 @@ READ_FAILURES = {
 
 
 def read_failures() -> dict:
+    """The failures of a read, each with the failure envelope."""
     return {status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in READ_FAILURES.items()}
 
 
-def read_responses(ok) -> dict:
+def read_responses(ok: Any) -> dict:
+    """``ok`` for 200, and the failures of a read."""
     return {200: ok, **read_failures()}
 
 
 def tool_call_responses() -> dict:
+    """The envelope of a call that succeeded, and each failure of a call."""
     return {
         200: OpenApiResponse(SUCCESS_SCHEMA, description="The envelope of a call that succeeded."),
         **{status: OpenApiResponse(FAILURE_SCHEMA, description=text) for status, text in TOOL_CALL_FAILURES.items()},
     }
 
 
-def _document(view: type, method: str, **kwargs) -> None:
-    """``extend_schema`` on drf-spectacular's AutoSchema, whatever the host's DEFAULT_SCHEMA_CLASS."""
-    function = getattr(view, method)
-    function.schema = AutoSchema
-    extend_schema(**kwargs)(function)
+def documented(view: type[APIView], operation_id: str | None = None, **documentation: Any) -> type[APIView]:
+    """A subclass of ``view`` documented by ``extend_schema`` on drf-spectacular's
+    AutoSchema, whatever the host's DEFAULT_SCHEMA_CLASS; its operation named
+    ``operation_id`` if given (extend_schema takes that name on methods only)."""
+    schema_class: type[AutoSchema] = AutoSchema
+    if operation_id is not None:
+        schema_class = type("NamedOperationSchema", (AutoSchema,), {"get_operation_id": lambda self: operation_id})
+    subclass = type(view.__name__, (view,), {"schema": schema_class(), "__module__": view.__module__})
+    return extend_schema(**documentation)(subclass)
 
 
-views.WorkspaceView.schema = AutoSchema()  # in place of views.DocumentedWhenLookedAt
-_document(
-    views.ToolListView,
-    "get",
-    summary="The tools, with the JSON Schema of their arguments",
-    parameters=[TOOL_LIST_FORMAT],
-    responses=read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
+DOCUMENT_ETAG = OpenApiParameter(
+    "ETag",
+    {"type": "string", "pattern": '^"[0-9]{1,18}"$'},
+    OpenApiParameter.HEADER,
+    response=[200],
+    description='"<version>": send it back as If-Match to change only this version.',
 )
-_document(
-    views.ToolCallView,
-    "post",
-    parameters=[THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
-    request={"application/json": {"type": "object"}},
-    responses=tool_call_responses(),
+REVISION_PAGE = inline_serializer(
+    "RevisionPage",
+    {"results": views.RevisionSerializer(many=True), "next": serializers.URLField(allow_null=True)},
 )
-_document(
-    views.DocumentView,
-    "get",
-    parameters=[
-        THREAD_ID,
-        OpenApiParameter(
-            "ETag",
-            {"type": "string", "pattern": '^"[0-9]{1,18}"$'},
-            OpenApiParameter.HEADER,
-            response=[200],
-            description='"<version>": send it back as If-Match to change only this version.',
-        ),
-    ],
-    responses=read_responses(views.DocumentView.OutputSerializer),
-)
-_document(
-    views.RevisionListView,
-    "get",
-    operation_id="threads_revisions_list",
-    parameters=[
-        THREAD_ID,
-        OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
-        OpenApiParameter(
-            "limit",
-            {"type": "integer", "minimum": 1, "maximum": views.MAX_REVISIONS_PER_PAGE},
-            description="At most this many, 1 to 1,000 (default 100).",
-        ),
-    ],
-    responses=read_responses(
-        inline_serializer(
-            "RevisionPage",
-            {"results": views.RevisionSerializer(many=True), "next": serializers.URLField(allow_null=True)},
-        )
-    ),
-)
-_document(
-    views.RevisionDetailView,
-    "get",
-    operation_id="threads_revision_retrieve",
-    parameters=[THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
-    responses=read_responses(
-        inline_serializer(
-            "RevisionWithContent",
-            {
-                **views.RevisionSerializer().get_fields(),
-                "content": serializers.CharField(),
-                "text": serializers.CharField(required=False, help_text="For an append: its text."),
-            },
-        )
-    ),
-)
-_document(
-    views.EventStreamView,
-    "get",
-    parameters=[THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
-    responses={
-        (200, "text/event-stream"): OpenApiResponse(
-            {"type": "string"}, description="The thread's `document` and `artifact` events, as Server-Sent Events."
-        ),
-        **read_failures(),
+REVISION_WITH_CONTENT = inline_serializer(
+    "RevisionWithContent",
+    {
+        **views.RevisionSerializer().get_fields(),
+        "content": serializers.CharField(),
+        "text": serializers.CharField(required=False, help_text="For an append: its text."),
     },
 )
+EVENT_STREAM_RESPONSES = {
+    (200, "text/event-stream"): OpenApiResponse(
+        {"type": "string"}, description="The thread's `document` and `artifact` events, as Server-Sent Events."
+    ),
+    **read_failures(),
+}
+REVISION_LIMIT = OpenApiParameter(
+    "limit",
+    {"type": "integer", "minimum": 1, "maximum": views.MAX_REVISIONS_PER_PAGE},
+    description="At most this many, 1 to 1,000 (default 100).",
+)
+
+# How each view of views.py is documented.
+DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
+    (
+        views.ToolListView,
+        {
+            "summary": "The tools, with the JSON Schema of their arguments",
+            "parameters": [TOOL_LIST_FORMAT],
+            "responses": read_responses(OpenApiResponse(TOOL_LIST, description="One item per tool.")),
+        },
+    ),
+    (
+        views.ToolCallView,
+        {
+            "parameters": [THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
+            "request": {"application/json": {"type": "object"}},
+            "responses": tool_call_responses(),
+        },
+    ),
+    (
+        views.DocumentView,
+        {
+            "parameters": [THREAD_ID, DOCUMENT_ETAG],
+            "responses": read_responses(views.DocumentView.OutputSerializer),
+        },
+    ),
+    (
+        views.RevisionListView,
+        {
+            "operation_id": "threads_revisions_list",
+            "parameters": [
+                THREAD_ID,
+                OpenApiParameter("after", VERSION, description="Revisions after this version (default 0)."),
+                REVISION_LIMIT,
+            ],
+            "responses": read_responses(REVISION_PAGE),
+        },
+    ),
+    (
+        views.RevisionDetailView,
+        {
+            "operation_id": "threads_revision_retrieve",
+            "parameters": [THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
+            "responses": read_responses(REVISION_WITH_CONTENT),
+        },
+    ),
+    (
+        views.EventStreamView,
+        {
+            "parameters": [THREAD_ID, OpenApiParameter("Last-Event-ID", str, OpenApiParameter.HEADER)],
+            "responses": EVENT_STREAM_RESPONSES,
+        },
+    ),
+]
+# Each documented view of views.py, as the schema generator is given it in its place.
+DOCUMENTED_VIEWS = {view: documented(view, **documentation) for view, documentation in DOCUMENTATION}
+
+
+class DocumentedViews(OpenApiViewExtension):
+    """Gives drf-spectacular's generator each view of the app documented (DOCUMENTED_VIEWS)."""
+
+    target_class = views.WorkspaceView
+    match_subclasses = True
+
+    def view_replacement(self) -> type[APIView]:
+        return DOCUMENTED_VIEWS.get(self.target, self.target)
+
+
+class AppEndpoints(EndpointEnumerator):
+    """Every DRF view of the urlconf, the app's included: they leave themselves
+    out of other generators (``schema = None``), not out of this one."""
+
+    def should_include_endpoint(self, path: str, callback: Callable[..., Any]) -> bool:
+        return is_api_view(callback)
+
 
 MCP_PATH = {
     "post": {
@@ -250,48 +298,59 @@ def with_a_path_per_tool(schema: dict) -> dict:
     return schema
 
 
-class WorkspaceSchemaView(views.AppOwnDefaults, views.FailuresAsEnvelope, SpectacularAPIView):
-    """``GET schema/``: the app's endpoints only, under whatever prefix the host chose, as JSON.
-    For authenticated users only, as every endpoint of the app (it lists the
-    tools, as ``tools/`` does), whatever the host's SPECTACULAR_SETTINGS say."""
+class WorkspaceSchemaGenerator(SchemaGenerator):
+    """The app's endpoints, each tool call a path of its own, the MCP path,
+    and the servers and info of the app's API."""
 
-    renderer_classes = [OpenApiJsonRenderer, OpenApiJsonRenderer2]  # Accept: application/vnd.oai.openapi+json or JSON
-    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
-    permission_classes = [permissions.IsAuthenticated]
+    endpoint_inspector_cls = AppEndpoints
 
-    def _get_schema_response(self, request):
-        from . import urls
-
-        # The documented routes (the ones with names), without these two pages.
-        named = [
-            pattern for pattern in urls.urlpatterns if getattr(pattern, "name", None) not in (None, "schema", "docs")
-        ]
-        generator = SchemaGenerator(patterns=named, api_version=self.api_version)
-        schema = with_a_path_per_tool(generator.get_schema(request=request, public=True))
+    def get_schema(self, request: HttpRequest | None = None, public: bool = False) -> dict:
+        schema = with_a_path_per_tool(super().get_schema(request=request, public=public))
         schema["paths"]["/threads/{thread_id}/mcp/"] = MCP_PATH  # served outside DRF (workspace.mcp)
-        prefix = request.path.removesuffix("schema/").rstrip("/")
-        schema["servers"] = [{"url": prefix or "/"}]
+        if request is not None:  # served under whatever prefix the host chose
+            prefix = request.path.removesuffix("schema/").rstrip("/")
+            schema["servers"] = [{"url": prefix or "/"}]
         schema["info"] = {
             "title": "Workspace",
             "version": "1",
             "description": "A shared working document per conversation thread, written by agents through tools.",
         }
-        return Response(schema)
+        return schema
 
 
-class WorkspaceDocsView(views.AppOwnDefaults, SpectacularRedocView):
+class WorkspaceSchemaView(AppOwnDefaults, FailuresAsEnvelope, SpectacularAPIView):
+    """``GET schema/``: the app's endpoints only, under whatever prefix the host chose, as JSON.
+    For authenticated users only, as every endpoint of the app (it lists the
+    tools, as ``tools/`` does), whatever the host's SPECTACULAR_SETTINGS say.
+    ``urlconf``: the app's urls module, given by its route."""
+
+    renderer_classes = [OpenApiJsonRenderer, OpenApiJsonRenderer2]  # Accept: application/vnd.oai.openapi+json or JSON
+    authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
+    permission_classes = [permissions.IsAuthenticated]
+    generator_class = WorkspaceSchemaGenerator
+
+
+class WorkspaceDocsView(AppOwnDefaults, SpectacularRedocView):
     """``GET docs/``: the schema rendered by Redoc, served from the app's static files (no CDN)."""
 
     url_name = "workspace:schema"
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     permission_classes = [permissions.IsAuthenticated]
     title = "Workspace API"
-    template_name = "workspace/api_docs.html"  # the library's page, without its web fonts
-
-    @staticmethod
-    def _redoc_standalone():
-        return static("drf_spectacular_sidecar/redoc/bundles/redoc.standalone.js")
+    template_name = "workspace/api_docs.html"  # the library's page, Redoc from the sidecar's static files
 
 
-schema_view = WorkspaceSchemaView.as_view()
-docs_view = WorkspaceDocsView.as_view()
+# The two pages' views as this module named them before their routes made them.
+MOVED = {"schema_view": WorkspaceSchemaView, "docs_view": WorkspaceDocsView}
+
+
+def __getattr__(name: str) -> Callable[..., Any]:
+    if name not in MOVED:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    warnings.warn(
+        f"{__name__}.{name} is deprecated: route {MOVED[name].__name__}.as_view() (see workspace.urls)",
+        DeprecationWarning,
+        stacklevel=2,
+    )
+    initkwargs = {"urlconf": f"{__package__}.urls"} if name == "schema_view" else {}
+    return MOVED[name].as_view(**initkwargs)

@@ -5,7 +5,9 @@ default cache: shared by every server process when that cache is shared
 
 import logging
 
+from rest_framework.request import Request
 from rest_framework.throttling import UserRateThrottle
+from rest_framework.views import APIView
 
 from .conf import conf
 
@@ -13,10 +15,12 @@ logger = logging.getLogger(__name__)
 
 
 class WorkspaceRateThrottle(UserRateThrottle):
+    rate_setting: str  # the name of the rate's setting on workspace.conf
+
     def get_rate(self) -> str | None:
         return getattr(conf, self.rate_setting)  # read on every request: override_settings just works
 
-    def allow_request(self, request, view) -> bool:
+    def allow_request(self, request: Request, view: APIView) -> bool:
         try:
             return super().allow_request(request, view)
         except Exception:

@@ -1,7 +1,18 @@
+"""The app's HTTP routes, for a host to include (``path("api/workspace/", include("workspace.urls"))``).
+
+Views come from ``workspace.views``; the schema and docs pages from
+``workspace.openapi``, imported at their first request only.
+"""
+
+from collections.abc import Callable
+from functools import cache
 from importlib import import_module
+from typing import Any
 
 from django.db import transaction
-from django.urls import path, re_path
+from django.http import HttpRequest, HttpResponseBase
+from django.urls import URLPattern, path, re_path
+from django.views.decorators.csrf import csrf_exempt
 
 from . import views
 
@@ -13,46 +24,54 @@ app_name = "workspace"
 # path's length (two lazy groups made it quadratic, before authentication).
 THREAD = r"^threads/(?P<thread_id>[\s\S]*)"
 
+View = Callable[..., HttpResponseBase]
 
-def thread_route(suffix: str, view, name: str) -> list:
+
+def thread_route(suffix: str, view: View, name: str, *, in_request_transaction: bool = True) -> list[URLPattern]:
     """The route as documented (trailing slash; what reverse() gives) and the
-    same without the slash, so that a POST without it is not lost to a redirect."""
-    return [re_path(f"{THREAD}{suffix}/$", view, name=name), re_path(f"{THREAD}{suffix}$", undocumented(view))]
+    same without the slash, so that a POST without it is not lost to a redirect.
+    ``in_request_transaction=False``: both outside ATOMIC_REQUESTS' transaction."""
+    without_slash = undocumented(view)
+    if not in_request_transaction:
+        view, without_slash = transaction.non_atomic_requests(view), transaction.non_atomic_requests(without_slash)
+    return [re_path(f"{THREAD}{suffix}/$", view, name=name), re_path(f"{THREAD}{suffix}$", without_slash)]
 
 
-def undocumented(view):
+def undocumented(view: View) -> View:
     """The same view, left out of OpenAPI schemas (their generators list DRF views only)."""
 
-    def same_view(request, *args, **kwargs):
+    @csrf_exempt  # as DRF's views are
+    def same_view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
         return view(request, *args, **kwargs)
 
-    same_view.csrf_exempt = True  # as DRF's views are
-    if hasattr(view, "_non_atomic_requests"):
-        same_view._non_atomic_requests = view._non_atomic_requests
     return same_view
 
 
-def loaded_when_asked(name: str):
-    """A view of workspace.openapi, imported at its first request: only the
-    schema and docs pages load drf-spectacular."""
+def loaded_when_asked(view_class: str, **initkwargs: Any) -> View:
+    """A view class of workspace.openapi, imported and made at its first request:
+    only the schema and docs pages load drf-spectacular."""
 
-    def view(request, *args, **kwargs):
-        return getattr(import_module(".openapi", __package__), name)(request, *args, **kwargs)
+    @cache
+    def loaded() -> View:
+        return getattr(import_module(".openapi", __package__), view_class).as_view(**initkwargs)
 
-    view.csrf_exempt = True  # as DRF's views are
+    @csrf_exempt  # as DRF's views are
+    def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:
+        return loaded()(request, *args, **kwargs)
+
     return view
 
 
 urlpatterns = [
     path("tools/", views.ToolListView.as_view(), name="tools"),
-    path("schema/", loaded_when_asked("schema_view"), name="schema"),
-    path("docs/", loaded_when_asked("docs_view"), name="docs"),
+    path("schema/", loaded_when_asked("WorkspaceSchemaView", urlconf=__name__), name="schema"),
+    path("docs/", loaded_when_asked("WorkspaceDocsView"), name="docs"),
     *thread_route(r"/tools/(?P<name>[^/]*)", views.tool_call_view, "tool-call"),
     *thread_route("/document", views.DocumentView.as_view(), "document"),
     *thread_route("/revisions", views.RevisionListView.as_view(), "revisions"),
     *thread_route(r"/revisions/(?P<version>[^/]*)", views.RevisionDetailView.as_view(), "revision"),
     # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
-    *thread_route("/events", transaction.non_atomic_requests(views.EventStreamView.as_view()), "events"),
+    *thread_route("/events", views.EventStreamView.as_view(), "events", in_request_transaction=False),
     # MCP (JSON-RPC, not in the OpenAPI schema): served by workspace.mcp.asgi before Django sees it.
     re_path(f"{THREAD}/mcp/$", views.mcp_without_asgi, name="mcp"),
     re_path(f"{THREAD}/mcp$", views.mcp_without_asgi),
