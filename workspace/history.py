@@ -110,11 +110,6 @@ def contents_at(document_id: int, base_version: int, versions: set[int]) -> dict
     return contents
 
 
-def current_version(thread_id: str) -> int:
-    """The document's version; 0 when the thread has none."""
-    return WorkingDocument.objects.filter(thread_id=thread_id).values_list("version", flat=True).first() or 0
-
-
 def newest_event_id(thread_id: str) -> int:
     """The id of the thread's newest document event: its newest revision's key; 0 when none."""
     return (
