@@ -1,6 +1,10 @@
-"""The app's errors. Each carries the HTTP status it maps to, so one place
-(``ToolResult.failure``) turns any of them into the failure envelope."""
+"""The app's errors. Each carries the HTTP status it maps to and its code.
 
+Four places turn them into answers: ``ToolResult.failure`` (the failure
+envelope of every tool call, over Python and HTTP), the HTTP views' exception
+handler (``views``, for the other endpoints), the MCP endpoint (``mcp.asgi``,
+its refusals over HTTP), and LangChain (``langchain``, a
+``ToolMessage`` with ``status="error"`` made from the envelope)."""
 
 class WorkspaceError(Exception):
     """Base class: the caller's input is at fault unless a subclass says otherwise."""
@@ -50,7 +54,7 @@ class DatabaseUnavailable(ServiceUnavailable):
     """The database could not be reached, or did not answer in time (a lock
     wait, a statement timeout, a connection killed, the pool exhausted)."""
 
-    def __init__(self, writing: bool = True):
+    def __init__(self, writing: bool = True) -> None:
         super().__init__(
             "the database is unavailable or busy, so this call may not have been applied: retry it shortly "
             "(with the same Idempotency-Key, a retry is never applied twice)"
@@ -77,7 +81,7 @@ class PreconditionFailed(WorkspaceError):
     status_code = 412
     default_code = "precondition_failed"
 
-    def __init__(self, expected, current: int):
+    def __init__(self, expected: object, current: int) -> None:
         """``expected``: a version number, or what ``If-Match`` asked (``calls.ExpectedVersions``)."""
         wanted = f"the expected version {expected}" if isinstance(expected, int) else str(expected)
         super().__init__(

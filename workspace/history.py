@@ -138,7 +138,7 @@ def _highest_revision_key_given() -> int:
     highest key there is."""
     connection = connections[router.db_for_read(Revision)]
     table, key = Revision._meta.db_table, Revision._meta.pk.column
-    queries = {
+    queries: dict[str, tuple[str, list[str | None]]] = {
         "sqlite": ("SELECT seq FROM sqlite_sequence WHERE name = %s", [table]),
         "postgresql": (
             "SELECT pg_sequence_last_value(pg_get_serial_sequence(%s, %s))",

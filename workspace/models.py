@@ -1,3 +1,5 @@
+"""The app's tables: the working documents, their revisions and snapshots, and the idempotency records."""
+
 from django.db import models
 
 from .validation import THREAD_ID_MAX_LENGTH, TITLE_MAX_LENGTH

@@ -75,8 +75,8 @@ def update_and_record(
         if row is None:
             return None
         changed = dict(zip(taken, row, strict=True))
-        values = [changed[value] if isinstance(value, Returned) else value for value in revision.values()]
-        cursor.execute(f"{insert} VALUES ({', '.join(['%s'] * len(values))})", values)
+        row_values = [changed[value] if isinstance(value, Returned) else value for value in revision.values()]
+        cursor.execute(f"{insert} VALUES ({', '.join(['%s'] * len(row_values))})", row_values)
     return {name: changed[name] for name in returning}
 
 

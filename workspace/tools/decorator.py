@@ -17,9 +17,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..calls import CallOptions
-from . import unit_of_work
 from .arguments import Arguments
 from .envelope import ToolResult
+from .unit_of_work import EXPECTED_VERSION_ARGUMENT as _EXPECTED_VERSION_ARGUMENT
 from .unit_of_work import run_tool_call
 
 
@@ -67,21 +67,19 @@ def workspace_tool(function: Callable | None = None, *, read_only: bool = False,
     def call(self, *args, **kwargs) -> dict:
         return spec.invoke(self, args, kwargs).envelope
 
-    call.__signature__ = spec.signature
-    call.workspace_tool = spec
-    return call
+    declared: Any = call  # a function given attributes functools.wraps's type does not know
+    declared.__signature__ = spec.signature
+    declared.workspace_tool = spec
+    return declared
 
 
 def tools_of(collection: type) -> dict[str, ToolSpec]:
     """The tools a collection class declares (or inherits), by name, in declaration order."""
-    members = {}
+    members: dict[str, object] = {}
     for klass in reversed(collection.__mro__):
         members.update(vars(klass))
-    return {
-        member.workspace_tool.name: member.workspace_tool
-        for member in members.values()
-        if isinstance(getattr(member, "workspace_tool", None), ToolSpec)
-    }
+    specs = [getattr(member, "workspace_tool", None) for member in members.values()]
+    return {spec.name: spec for spec in specs if isinstance(spec, ToolSpec)}
 
 
 def __getattr__(name: str) -> Any:
@@ -92,5 +90,5 @@ def __getattr__(name: str) -> Any:
             DeprecationWarning,
             stacklevel=2,
         )
-        return unit_of_work.EXPECTED_VERSION_ARGUMENT
+        return _EXPECTED_VERSION_ARGUMENT
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
