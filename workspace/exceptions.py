@@ -6,6 +6,7 @@ handler (``views``, for the other endpoints), the MCP endpoint (``mcp.asgi``,
 its refusals over HTTP), and LangChain (``langchain``, a
 ``ToolMessage`` with ``status="error"`` made from the envelope)."""
 
+
 class WorkspaceError(Exception):
     """Base class: the caller's input is at fault unless a subclass says otherwise."""
 
