@@ -83,7 +83,7 @@ class PreconditionFailed(WorkspaceError):
     default_code = "precondition_failed"
 
     def __init__(self, expected: object, current: int) -> None:
-        """``expected``: a version number, or what ``If-Match`` asked (``calls.ExpectedVersions``)."""
+        """``expected``: a version number, or what ``If-Match`` asked (``preconditions.ExpectedVersions``)."""
         wanted = f"the expected version {expected}" if isinstance(expected, int) else str(expected)
         super().__init__(
             f"the document is at version {current}, not {wanted}; "

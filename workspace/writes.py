@@ -89,14 +89,14 @@ def create(thread_id: str, content: str, title: str | None, author: Author) -> D
     """Create the document and record its first revision, or refuse because it
     exists (``PreconditionFailed``, as for ``If-Match: "0"``)."""
 
-    def create() -> WorkingDocument:
+    def insert_or_refuse() -> WorkingDocument:
         try:
             return _insert(thread_id, content, title)
         except IntegrityError:
             lock_at(thread_id, 0)  # it exists: PreconditionFailed
             raise  # it existed, and was deleted before this call could lock it
 
-    return _record_creation(_retried_if_deleted(create), author)
+    return _record_creation(_retried_if_deleted(insert_or_refuse), author)
 
 
 def create_unless_present(thread_id: str, content: str, title: str | None, author: Author) -> DocumentChange | None:
@@ -125,23 +125,23 @@ def _record_creation(document: WorkingDocument, author: Author) -> DocumentChang
         tool=author.tool,
         base_version=change.version,
     )
-    return announced(change)
+    return _announced(change)
 
 
-def announced(change: DocumentChange) -> DocumentChange:
+def _announced(change: DocumentChange) -> DocumentChange:
     """Announce a change just written (the receivers act after commit), the one place that does."""
     document_changed.send(sender=WorkingDocument, change=change)
     return change
 
 
-def _revision_of(author: Author, **values: Any) -> dict[str, Any]:
+def _revision_of(author: Author, now: Any, **values: Any) -> dict[str, Any]:
     """The columns of a revision, in the order the raw INSERT names them."""
     return {
         **values,
         "action_and_reasoning": author.reason,
         "actor": author.actor,
         "tool": author.tool,
-        "created_at": statements.database_now(),
+        "created_at": now,  # the time the document row records too
     }
 
 
@@ -157,12 +157,13 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
         f"stored_since_base = CASE WHEN {due} THEN 0 ELSE stored_since_base + %s END "
         "WHERE thread_id = %s AND length <= %s"
     )
-    parameters = [text, len(text), statements.database_now(), *due_parameters, *due_parameters, len(text)]
+    now = statements.database_now()
+    parameters = [text, len(text), now, *due_parameters, *due_parameters, len(text)]
     parameters += [*due_parameters, len(text), thread_id, conf.MAX_DOCUMENT_CHARS - len(text)]
     columns = (Returned("id"), Returned("version"), Returned("title"), Returned("length"), Returned("base_version"))
     document_id, version, title, length, base_version = columns
     revision = _revision_of(
-        author, document_id=document_id, version=version, op="append", title=title, length=length, text=text
+        author, now, document_id=document_id, version=version, op="append", title=title, length=length, text=text
     )
     revision["base_version"] = base_version
     row = statements.update_and_record(update, parameters, revision, returning=columns)
@@ -170,7 +171,7 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
         return None
     if row["base_version"] == row["version"]:  # due: the content now is the next whole copy
         statements.snapshot_content(row["id"])
-    return announced(DocumentChange(thread_id, "append", row["version"], row["title"], row["length"], text))
+    return _announced(DocumentChange(thread_id, "append", row["version"], row["title"], row["length"], text))
 
 
 class _Locked(NamedTuple):
@@ -234,9 +235,11 @@ def write_content(
         f"UPDATE {statements.documents_table()} SET content = %s, length = %s, version = %s, title = %s, "
         "base_version = %s, base_length = %s, stored_since_base = %s, updated_at = %s WHERE id = %s"
     )
-    parameters = [content, length, version, title, base_version, base_length, stored, statements.database_now()]
+    now = statements.database_now()
+    parameters = [content, length, version, title, base_version, base_length, stored, now]
     revision = _revision_of(
         author,
+        now,
         document_id=Returned("id"),
         version=version,
         op=op,
@@ -249,7 +252,7 @@ def write_content(
         zip(("splice_line", "splice_column", "splice_removed"), _splice_columns(splice, whole), strict=True)
     )
     statements.update_and_record(update, [*parameters, document.id], revision)
-    return announced(DocumentChange(thread_id, "update", version, title, length, content))
+    return _announced(DocumentChange(thread_id, "update", version, title, length, content))
 
 
 def _splice_columns(splice: Splice, whole: bool) -> tuple[int | None, int | None, int | None]:

@@ -1,6 +1,7 @@
 """The tools that read and write a thread's shared working document (the center panel)."""
 
-from typing import Annotated
+import warnings
+from typing import Annotated, Any
 
 from pydantic import Field
 
@@ -123,3 +124,12 @@ def lines_of(content: str) -> list[str]:
 
 def numbered(lines: list[str], first: int, last: int) -> list[str]:
     return [f"{number}\t{lines[number - 1]}" for number in range(max(first, 1), last + 1)]
+
+
+def __getattr__(name: str) -> Any:
+    if name == "FROM_1":
+        warnings.warn(
+            "workspace.tools.documents.FROM_1 is deprecated: use LINE_NUMBER_SCHEMA", DeprecationWarning, stacklevel=2
+        )
+        return LINE_NUMBER_SCHEMA
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
