@@ -80,20 +80,12 @@ class WorkspaceRepository:
         check_title(title)
         context = write_context(reason, actor)
         with atomic(savepoint=not context.in_tool_call):
-            expected = _simplest(context.expected)
-            if expected_version is not None:
-                if expected is not None:
-                    writes.lock_at(thread_id, expected)  # the call's own condition holds too
-                expected = expected_version
+            expected = _expected_by_upsert(thread_id, context.expected, expected_version)
             if expected is None:
                 return _upsert(thread_id, content, title, context.author)
-            if isinstance(expected, ExpectedVersions):  # a list, or *: checked here, then the version it is at
-                expected = writes.lock_at(thread_id, expected)
-            elif expected:
-                writes.lock_at(thread_id, expected)
-            if expected == 0:
+            if _checked_version(thread_id, expected) == 0:
                 return writes.create(thread_id, content, title, context.author)
-            return writes.replace_locked(thread_id, content, title, context.author)  # at that version, locked
+            return writes.replace_locked(thread_id, content, title, context.author)
 
     @staticmethod
     def append_document(
@@ -199,9 +191,27 @@ def check_precondition(thread_id: str, expected: ExpectedVersions) -> None:
         writes.lock_at(thread_id, expected)
 
 
-def _simplest(expected: ExpectedVersions | None) -> int | ExpectedVersions | None:
-    """The call's expected versions as one version number when it names exactly one."""
-    return expected.only if expected is not None and expected.only is not None else expected
+def _expected_by_upsert(
+    thread_id: str, called: ExpectedVersions | None, argument: int | None
+) -> int | ExpectedVersions | None:
+    """What an upsert expects: its ``expected_version`` argument, once the
+    call's own condition is checked (under the row lock) too; else the call's,
+    as one version number when it names exactly one."""
+    expected = called.only if called is not None and called.only is not None else called
+    if argument is None:
+        return expected
+    if expected is not None:
+        writes.lock_at(thread_id, expected)
+    return argument
+
+
+def _checked_version(thread_id: str, expected: int | ExpectedVersions) -> int:
+    """The version the document is at (0: none), locked, once it is one
+    ``expected`` allows. Expecting no document (0), there is no row to lock:
+    the create refuses if another call made one."""
+    if expected == 0:
+        return 0
+    return writes.lock_at(thread_id, expected)
 
 
 def _upsert(thread_id: str, content: str, title: str | None, author: Author) -> DocumentChange:
