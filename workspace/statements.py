@@ -7,6 +7,7 @@ skeleton writes every change of an existing document: UPDATE its row and
 INSERT the revision, in one statement on PostgreSQL (a CTE), two on SQLite.
 """
 
+from dataclasses import dataclass
 from typing import Any
 
 from django.db import connections, router
@@ -34,25 +35,31 @@ def _table(connection: BaseDatabaseWrapper, model: type[Model]) -> str:
     return connection.ops.quote_name(model._meta.db_table)
 
 
-def documents_table() -> str:
-    """The documents' table, quoted, for the statements the repository builds."""
-    return _table(_connection(), WorkingDocument)
+@dataclass(frozen=True)
+class Writing:
+    """What the statements of one change share, looked up once: the documents'
+    database, their table (quoted), and the time now as that database takes it."""
+
+    connection: BaseDatabaseWrapper
+    documents: str
+    now: Any
 
 
-def database_now() -> Any:
-    """The time now, as the documents' database takes it as a parameter."""
-    return _connection().ops.adapt_datetimefield_value(timezone.now())
+def writing() -> Writing:
+    connection = _connection()
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    return Writing(connection, _table(connection, WorkingDocument), now)
 
 
 def update_and_record(
-    update: str, parameters: list, revision: dict[str, Any], returning: tuple[Returned, ...] = ()
+    writing: Writing, update: str, parameters: list, revision: dict[str, Any], returning: tuple[Returned, ...] = ()
 ) -> dict[str, Any] | None:
     """Run ``update`` (an UPDATE of one document row, with its ``parameters``) and
     insert the revision whose columns and values ``revision`` gives; a value
     ``Returned("name")`` is the changed row's column. Return the changed row's
     ``returning`` columns (by name; each must be one of the revision's values);
     None, with no revision written, if the UPDATE changed no row."""
-    connection = _connection()
+    connection = writing.connection
     taken = list(dict.fromkeys(value for value in revision.values() if isinstance(value, Returned)))
     sent = [value for value in revision.values() if not isinstance(value, Returned)]
     insert = f"INSERT INTO {_table(connection, Revision)} ({', '.join(revision)}) "
@@ -92,13 +99,12 @@ def lock_document_row(thread_id: str, fields: tuple[str, ...]) -> tuple | None:
         return cursor.fetchone()
 
 
-def snapshot_content(document_id: int) -> None:
+def snapshot_content(writing: Writing, document_id: int) -> None:
     """Store the document's content now as the snapshot of its current version."""
-    connection = _connection()
-    with connection.cursor() as cursor:
+    with writing.connection.cursor() as cursor:
         cursor.execute(
-            f"INSERT INTO {_table(connection, Snapshot)} (document_id, version, content) "
-            f"SELECT id, version, content FROM {_table(connection, WorkingDocument)} WHERE id = %s",
+            f"INSERT INTO {_table(writing.connection, Snapshot)} (document_id, version, content) "
+            f"SELECT id, version, content FROM {writing.documents} WHERE id = %s",
             [document_id],
         )
 

@@ -150,27 +150,27 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
     limit, and record its revision (the same statement, on PostgreSQL); None if
     the thread has no document or it would grow too large."""
     due, due_parameters = snapshot_policy.APPEND_SNAPSHOT_DUE, snapshot_policy.append_due_parameters(len(text))
+    sql = statements.writing()
     update = (
-        f"UPDATE {statements.documents_table()} SET content = content || %s, length = length + %s, "
+        f"UPDATE {sql.documents} SET content = content || %s, length = length + %s, "
         f"version = version + 1, updated_at = %s, base_version = CASE WHEN {due} THEN version + 1 "
         f"ELSE base_version END, base_length = CASE WHEN {due} THEN length + %s ELSE base_length END, "
         f"stored_since_base = CASE WHEN {due} THEN 0 ELSE stored_since_base + %s END "
         "WHERE thread_id = %s AND length <= %s"
     )
-    now = statements.database_now()
-    parameters = [text, len(text), now, *due_parameters, *due_parameters, len(text)]
+    parameters = [text, len(text), sql.now, *due_parameters, *due_parameters, len(text)]
     parameters += [*due_parameters, len(text), thread_id, conf.MAX_DOCUMENT_CHARS - len(text)]
     columns = (Returned("id"), Returned("version"), Returned("title"), Returned("length"), Returned("base_version"))
     document_id, version, title, length, base_version = columns
     revision = _revision_of(
-        author, now, document_id=document_id, version=version, op="append", title=title, length=length, text=text
+        author, sql.now, document_id=document_id, version=version, op="append", title=title, length=length, text=text
     )
     revision["base_version"] = base_version
-    row = statements.update_and_record(update, parameters, revision, returning=columns)
+    row = statements.update_and_record(sql, update, parameters, revision, returning=columns)
     if row is None:
         return None
     if row["base_version"] == row["version"]:  # due: the content now is the next whole copy
-        statements.snapshot_content(row["id"])
+        statements.snapshot_content(sql, row["id"])
     return _announced(DocumentChange(thread_id, "append", row["version"], row["title"], row["length"], text))
 
 
@@ -231,15 +231,15 @@ def write_content(
     )
     if whole:
         base_version, base_length, stored = version, length, 0
+    sql = statements.writing()
     update = (
-        f"UPDATE {statements.documents_table()} SET content = %s, length = %s, version = %s, title = %s, "
+        f"UPDATE {sql.documents} SET content = %s, length = %s, version = %s, title = %s, "
         "base_version = %s, base_length = %s, stored_since_base = %s, updated_at = %s WHERE id = %s"
     )
-    now = statements.database_now()
-    parameters = [content, length, version, title, base_version, base_length, stored, now]
+    parameters = [content, length, version, title, base_version, base_length, stored, sql.now]
     revision = _revision_of(
         author,
-        now,
+        sql.now,
         document_id=Returned("id"),
         version=version,
         op=op,
@@ -251,7 +251,7 @@ def write_content(
     revision |= dict(
         zip(("splice_line", "splice_column", "splice_removed"), _splice_columns(splice, whole), strict=True)
     )
-    statements.update_and_record(update, [*parameters, document.id], revision)
+    statements.update_and_record(sql, update, [*parameters, document.id], revision)
     return _announced(DocumentChange(thread_id, "update", version, title, length, content))
 
 
