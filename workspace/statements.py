@@ -12,6 +12,7 @@ from typing import Any
 
 from django.db import connections, router
 from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 from django.utils import timezone
 
@@ -59,32 +60,44 @@ def update_and_record(
     ``Returned("name")`` is the changed row's column. Return the changed row's
     ``returning`` columns (by name; each must be one of the revision's values);
     None, with no revision written, if the UPDATE changed no row."""
-    connection = writing.connection
+    insert = f"INSERT INTO {_table(writing.connection, Revision)} ({', '.join(revision)}) "
     taken = list(dict.fromkeys(value for value in revision.values() if isinstance(value, Returned)))
-    sent = [value for value in revision.values() if not isinstance(value, Returned)]
-    insert = f"INSERT INTO {_table(connection, Revision)} ({', '.join(revision)}) "
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            # The row's values travel once: the revision takes them from the updated row.
-            values = ", ".join(value if isinstance(value, Returned) else "%s" for value in revision.values())
-            echoed = [next(column for column, value in revision.items() if _is(value, name)) for name in returning]
-            cursor.execute(
-                f"WITH changed AS ({update} RETURNING {', '.join(taken)}) {insert} SELECT {values} FROM changed"
-                + (f" RETURNING {', '.join(echoed)}" if echoed else ""),
-                [*parameters, *sent],
-            )
-            if not returning:
-                return {} if cursor.rowcount else None
-            row = cursor.fetchone()
-            return None if row is None else dict(zip(returning, row, strict=True))
+    with writing.connection.cursor() as cursor:
+        if writing.connection.vendor == "postgresql":
+            return _in_one_statement(cursor, update, parameters, insert, revision, taken, returning)
         cursor.execute(f"{update} RETURNING {', '.join(taken)}", parameters)
         row = cursor.fetchone()
         if row is None:
             return None
         changed = dict(zip(taken, row, strict=True))
-        row_values = [changed[value] if isinstance(value, Returned) else value for value in revision.values()]
-        cursor.execute(f"{insert} VALUES ({', '.join(['%s'] * len(row_values))})", row_values)
+        values = [changed[value] if isinstance(value, Returned) else value for value in revision.values()]
+        cursor.execute(f"{insert} VALUES ({', '.join(['%s'] * len(values))})", values)
     return {name: changed[name] for name in returning}
+
+
+def _in_one_statement(
+    cursor: CursorWrapper,
+    update: str,
+    parameters: list,
+    insert: str,
+    revision: dict[str, Any],
+    taken: list[Returned],
+    returning: tuple[Returned, ...],
+) -> dict[str, Any] | None:
+    """``update_and_record`` on PostgreSQL: the UPDATE in a CTE whose row the
+    INSERT reads, so that the row's values travel once."""
+    values = ", ".join(value if isinstance(value, Returned) else "%s" for value in revision.values())
+    sent = [value for value in revision.values() if not isinstance(value, Returned)]
+    echoed = [next(column for column, value in revision.items() if _is(value, name)) for name in returning]
+    cursor.execute(
+        f"WITH changed AS ({update} RETURNING {', '.join(taken)}) {insert} SELECT {values} FROM changed"
+        + (f" RETURNING {', '.join(echoed)}" if echoed else ""),
+        [*parameters, *sent],
+    )
+    if not returning:
+        return {} if cursor.rowcount else None
+    row = cursor.fetchone()
+    return None if row is None else dict(zip(returning, row, strict=True))
 
 
 def lock_document_row(thread_id: str, fields: tuple[str, ...]) -> tuple | None:
