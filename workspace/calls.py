@@ -9,13 +9,12 @@ change. What no write claimed, the unit of work claims and checks after the
 tool ran.
 """
 
-import warnings
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Any
 
+from .deprecation import moved_names
 from .exceptions import InvalidArguments
 from .preconditions import IDEMPOTENCY_KEY_PATTERN, ExpectedVersions
 
@@ -132,10 +131,4 @@ def calling(call: ToolCall) -> Iterator[ToolCall]:
         _current.reset(token)
 
 
-def __getattr__(name: str) -> Any:
-    if name == "making":
-        warnings.warn(
-            "workspace.calls.making is deprecated: use workspace.calls.calling", DeprecationWarning, stacklevel=2
-        )
-        return calling
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, {"making": ("workspace.calls.calling", calling)})

@@ -14,14 +14,13 @@ Writes take a row lock on PostgreSQL (``SELECT ... FOR UPDATE`` or a locking
 ``BEGIN IMMEDIATE``, which serialises writers instead.
 """
 
-import warnings
 from datetime import datetime
-from typing import Any
 
 from django.db import router, transaction
 
 from . import edits, history, pruning, snapshot_policy, writes
 from .calls import Author, ExpectedVersions, WriteContext, write_context
+from .deprecation import moved_names
 from .exceptions import DocumentNotFound, InvalidArguments, PreconditionFailed
 from .models import WorkingDocument
 from .signals import DocumentChange
@@ -257,18 +256,10 @@ def _append_after_lock(thread_id: str, text: str, context: WriteContext) -> Docu
     return appended
 
 
-_MOVED = {
-    "SNAPSHOT_EVERY_CHANGES": "workspace.snapshot_policy",
-    "SNAPSHOT_MIN_CHARS": "workspace.snapshot_policy",
-    "SPLICE_RUN_CHARS": "workspace.snapshot_policy",
-    "SPLICE_RUN_MIN": "workspace.snapshot_policy",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name in _MOVED:
-        warnings.warn(
-            f"workspace.repository.{name} is deprecated: use {_MOVED[name]}.{name}", DeprecationWarning, stacklevel=2
-        )
-        return getattr(snapshot_policy, name)
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(
+    __name__,
+    {
+        name: (f"workspace.snapshot_policy.{name}", getattr(snapshot_policy, name))
+        for name in ("SNAPSHOT_EVERY_CHANGES", "SNAPSHOT_MIN_CHARS", "SPLICE_RUN_CHARS", "SPLICE_RUN_MIN")
+    },
+)

@@ -12,11 +12,11 @@ call runs as one unit of work (``unit_of_work``).
 
 import functools
 import inspect
-import warnings
 from collections.abc import Callable
 from typing import Any
 
 from ..calls import CallOptions
+from ..deprecation import moved_names
 from .arguments import Arguments
 from .envelope import ToolResult
 from .unit_of_work import EXPECTED_VERSION_ARGUMENT as _EXPECTED_VERSION_ARGUMENT
@@ -82,13 +82,12 @@ def tools_of(collection: type) -> dict[str, ToolSpec]:
     return {spec.name: spec for spec in specs if isinstance(spec, ToolSpec)}
 
 
-def __getattr__(name: str) -> Any:
-    if name == "EXPECTED_VERSION_ARGUMENT":
-        warnings.warn(
-            "workspace.tools.decorator.EXPECTED_VERSION_ARGUMENT is deprecated: "
-            "use workspace.tools.unit_of_work.EXPECTED_VERSION_ARGUMENT",
-            DeprecationWarning,
-            stacklevel=2,
+__getattr__ = moved_names(
+    __name__,
+    {
+        "EXPECTED_VERSION_ARGUMENT": (
+            "workspace.tools.unit_of_work.EXPECTED_VERSION_ARGUMENT",
+            _EXPECTED_VERSION_ARGUMENT,
         )
-        return _EXPECTED_VERSION_ARGUMENT
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    },
+)

@@ -1,10 +1,10 @@
 """The tools that read and write a thread's shared working document (the center panel)."""
 
-import warnings
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import Field
 
+from ..deprecation import moved_names
 from ..exceptions import DocumentNotFound, InvalidArguments
 from ..repository import WorkspaceRepository
 from ..validation import TITLE_MAX_LENGTH
@@ -126,10 +126,4 @@ def numbered(lines: list[str], first: int, last: int) -> list[str]:
     return [f"{number}\t{lines[number - 1]}" for number in range(max(first, 1), last + 1)]
 
 
-def __getattr__(name: str) -> Any:
-    if name == "FROM_1":
-        warnings.warn(
-            "workspace.tools.documents.FROM_1 is deprecated: use LINE_NUMBER_SCHEMA", DeprecationWarning, stacklevel=2
-        )
-        return LINE_NUMBER_SCHEMA
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, {"FROM_1": ("workspace.tools.documents.LINE_NUMBER_SCHEMA", LINE_NUMBER_SCHEMA)})
