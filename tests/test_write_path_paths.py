@@ -1,11 +1,15 @@
 """The write path's rules as data, and the old paths of names that moved (issue 21)."""
 
+from typing import Annotated
+
 import pytest
+from pydantic import Field
 
 from workspace import calls, repository, snapshot_policy
 from workspace.exceptions import InvalidArguments
 from workspace.preconditions import ExpectedVersions, parse_idempotency_key, parse_if_match
-from workspace.tools import ToolCollection, decorator, documents, unit_of_work
+from workspace.repository import WorkspaceRepository
+from workspace.tools import ToolCollection, decorator, documents, unit_of_work, workspace_tool
 
 
 @pytest.mark.parametrize(
@@ -63,3 +67,21 @@ def test_tool_collection_keeps_the_call_options():
 def test_a_moved_name_still_works_with_a_deprecation_warning(module, name, now):
     with pytest.warns(DeprecationWarning, match=name):
         assert getattr(module, name) == now
+
+
+class NoteTools(ToolCollection):
+    """The example of ToolCollection's docstring."""
+
+    @workspace_tool(destructive=False)
+    def add_note(self, note: Annotated[str, Field(description="One line to add.")]) -> tuple[str, None]:
+        """Add a line at the end of the thread's document."""
+        change = WorkspaceRepository.append_document(self.thread_id, note + "\n")
+        return f"noted (version {change.version})", None
+
+
+@pytest.mark.django_db
+def test_a_host_collection_written_as_the_docstring_shows_works():
+    envelope = NoteTools("t-1", actor="ann").add_note(note="Buy milk", action_and_reasoning="The user asked.")
+    assert envelope == {"success": True, "summary": "noted (version 1)", "artifact": None}
+    assert WorkspaceRepository.get_document("t-1").content == "Buy milk\n"
+    assert NoteTools("t-1", expected_version=5).add_note(note="x", action_and_reasoning="w")["success"] is False
