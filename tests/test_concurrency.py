@@ -12,10 +12,10 @@ from unittest import mock
 import pytest
 from django.db import connections, transaction
 
-from workspace import repository
+from workspace import writes
 from workspace.models import Revision, WorkingDocument
 from workspace.repository import WorkspaceRepository
-from workspace.tools import DocumentTools, workspace_tool
+from workspace.tools import DocumentTools, ToolCollection, workspace_tool
 
 from .conftest import requires_postgresql, run_concurrently, stored
 
@@ -113,11 +113,7 @@ def test_8_concurrent_retries_with_one_key_apply_once():
     assert Revision.objects.filter(document__thread_id="retried").count() == 1
 
 
-class SlowTools:
-    def __init__(self, thread_id, **options):
-        self.thread_id = thread_id
-        self.call_options = DocumentTools(thread_id, **options).call_options
-
+class SlowTools(ToolCollection):
     @workspace_tool
     def slow_append(self, text: str) -> tuple[str, None]:
         """Append, then take a while before the transaction commits."""
@@ -155,7 +151,7 @@ def test_a_create_that_collides_with_a_document_deleted_at_once_creates_it(first
     it before this call can lock it. The thread has no document again: this
     call creates it, rather than failing because the other created it first."""
     created, collided, deleted = threading.Event(), threading.Event(), threading.Event()
-    lock_at = repository._lock_at
+    lock_at = writes.lock_at
 
     def lock_at_after_the_delete(thread_id, expected):
         if threading.current_thread().name == "collider" and not collided.is_set():
@@ -181,7 +177,7 @@ def test_a_create_that_collides_with_a_document_deleted_at_once_creates_it(first
         finally:
             connections.close_all()
 
-    with mock.patch.object(repository, "_lock_at", lock_at_after_the_delete):
+    with mock.patch.object(writes, "lock_at", lock_at_after_the_delete):
         threads = [
             threading.Thread(target=create_and_commit_after_a_while),
             threading.Thread(target=collide, name="collider"),

@@ -9,7 +9,7 @@ from django.core.management import CommandError, call_command
 from django.test import override_settings
 from django.utils import timezone
 
-from workspace import history, repository
+from workspace import history, snapshot_policy
 from workspace.events import ThreadEventStorage, document_channel
 from workspace.events.library import EventDoesNotExist
 from workspace.exceptions import RevisionNotFound
@@ -128,8 +128,8 @@ def test_restoring_a_version_that_does_not_exist_changes_nothing():
 @pytest.mark.django_db(transaction=True)
 def test_after_a_random_mix_every_version_rebuilds_and_the_events_replay_the_content(monkeypatch, seed):
     # Small thresholds, so that 200 changes take many snapshots.
-    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 7)
-    monkeypatch.setattr(repository, "SNAPSHOT_MIN_CHARS", 40)
+    monkeypatch.setattr(snapshot_policy, "SNAPSHOT_EVERY_CHANGES", 7)
+    monkeypatch.setattr(snapshot_policy, "SNAPSHOT_MIN_CHARS", 40)
     rng = random.Random(seed)
     expected = {}  # version -> content
     content = ""
@@ -212,7 +212,7 @@ def test_events_leave_out_text_over_the_limit():
 # The storage gives its connection back after each read: outside a test transaction.
 @pytest.mark.django_db(transaction=True)
 def test_pruning_keeps_recent_versions_rebuildable_and_the_newest_always(monkeypatch):
-    monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 1000)
+    monkeypatch.setattr(snapshot_policy, "SNAPSHOT_EVERY_CHANGES", 1000)
     WorkspaceRepository.upsert_document("old", content="base|")
     for n in range(6):
         WorkspaceRepository.append_document("old", f"{n}|")
@@ -281,7 +281,7 @@ def test_a_one_line_edit_stores_that_line_and_every_version_rebuilds_in_a_few_qu
     assert stored_texts[1:4] == ["edited 0", "edited 1", "edited 2"]  # not the line number they share
     # A whole copy only where the run of splices is cut (this document is short).
     whole_copies = Revision.objects.filter(document__thread_id="lines", splice_line__isnull=True)
-    assert list(whole_copies.values_list("version", flat=True)) == [1, 1 + repository.SPLICE_RUN_MIN]
+    assert list(whole_copies.values_list("version", flat=True)) == [1, 1 + snapshot_policy.SPLICE_RUN_MIN]
     document = WorkingDocument.objects.get(thread_id="lines")
     for version in (2, 75, 151):
         with django_assert_max_num_queries(3):
@@ -304,7 +304,7 @@ def test_one_line_edits_keep_about_twice_what_changed():
     kept = sum(map(len, texts)) + sum(map(len, copies))
     # The splices hold less than what changed; the whole copies cut their runs
     # at one per SPLICE_RUN_CHARS characters of the document.
-    assert kept <= 2 * changed + 300 * repository.SPLICE_RUN_CHARS
+    assert kept <= 2 * changed + 300 * snapshot_policy.SPLICE_RUN_CHARS
     document = WorkingDocument.objects.get(thread_id="kept")
     assert history.revision_with_content(document, 301)[1] == document.content == "\n".join(lines)
 
@@ -317,9 +317,9 @@ def test_after_updates_edits_appends_restores_and_a_prune_every_kept_version_reb
     monkeypatch, seed, whole_copies
 ):
     if whole_copies == "often":
-        monkeypatch.setattr(repository, "SNAPSHOT_EVERY_CHANGES", 9)
-        monkeypatch.setattr(repository, "SNAPSHOT_MIN_CHARS", 60)
-        monkeypatch.setattr(repository, "SPLICE_RUN_MIN", 4)
+        monkeypatch.setattr(snapshot_policy, "SNAPSHOT_EVERY_CHANGES", 9)
+        monkeypatch.setattr(snapshot_policy, "SNAPSHOT_MIN_CHARS", 60)
+        monkeypatch.setattr(snapshot_policy, "SPLICE_RUN_MIN", 4)
     rng = random.Random(seed)
     words = ["plan", "day", "é", "😀", "\n", "\n\n", "- item", " "]
 

@@ -6,7 +6,7 @@ from rest_framework.test import APIClient
 
 from workspace.exceptions import PreconditionFailed
 from workspace.repository import WorkspaceRepository
-from workspace.tools import DocumentTools, workspace_tool
+from workspace.tools import DocumentTools, ToolCollection, workspace_tool
 
 from .conftest import call_tool, requires_postgresql, run_concurrently, stored
 from .test_tools import FailingTools
@@ -123,11 +123,7 @@ def test_in_python_expected_version_gives_the_same_guarantee():
     assert stored("p-8")["content"] == "old!"
 
 
-class TwoWriteTools:
-    def __init__(self, thread_id, **options):
-        self.thread_id = thread_id
-        self.call_options = DocumentTools(thread_id, **options).call_options
-
+class TwoWriteTools(ToolCollection):
     @workspace_tool
     def append_twice(self, text: str) -> tuple[str, None]:
         """Append the text twice."""

@@ -4,6 +4,7 @@ import pytest
 from django.db import connection
 from django.test import override_settings
 
+from workspace import writes
 from workspace.exceptions import (
     DocumentNotFound,
     DocumentTooLarge,
@@ -91,19 +92,17 @@ def test_empty_append_changes_nothing_on_an_existing_document(changes):
 def test_empty_append_creates_an_empty_document(changes):
     result = WorkspaceRepository.append_document("t-1", "")
     assert stored("t-1") == {"title": "", "content": "", "length": 0, "version": 1}
-    assert [(c.op, c.version, c.text) for c in changes] == [("update", 1, "")]  # created by upsert_document
+    assert [(c.op, c.version, c.text) for c in changes] == [("update", 1, "")]  # created as upsert_document creates
     assert result.version == 1
 
 
-def test_append_creates_a_missing_document_through_upsert_document(changes):
-    with mock.patch.object(
-        WorkspaceRepository, "upsert_document", side_effect=WorkspaceRepository.upsert_document
-    ) as upsert:
+def test_append_creates_a_missing_document_as_upsert_document_does(changes):
+    with mock.patch.object(writes, "create", side_effect=writes.create) as create:
         WorkspaceRepository.append_document("t-1", "Hello", reason="Starting the plan.")
         WorkspaceRepository.append_document("t-1", ", world")
 
-    assert upsert.call_count == 1  # the first append only: the second concatenates
-    assert upsert.call_args.args == ("t-1",) and upsert.call_args.kwargs["content"] == "Hello"
+    assert create.call_count == 1  # the first append only: the second concatenates
+    assert create.call_args.args[:3] == ("t-1", "Hello", None)
     assert [(c.op, c.version) for c in changes] == [("update", 1), ("append", 2)]
     revision = Revision.objects.get(document__thread_id="t-1", version=1)
     assert (revision.text, revision.action_and_reasoning) == ("Hello", "Starting the plan.")

@@ -1,52 +1,34 @@
 """What a tool call carries besides its arguments: who makes it, why, and on what condition.
 
-``@workspace_tool`` makes the call current around the tool's body; the
-repository reads it, so that every change it records names its reason, actor
-and tool, and so that the caller's expected version is checked under the
-same row lock as the change.
+The unit of work (``tools.unit_of_work``) makes the call current around the
+tool's body. Each write of the repository asks it once, at its top, for its
+``WriteContext``: the author every change records (reason, actor, tool), and
+the call's expected version, which the call hands out to its first write
+only (``claim_precondition``), to be checked under the same row lock as the
+change. What no write claimed, the unit of work claims and checks after the
+tool ran.
 """
 
-import re
+from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
+from .deprecation import moved_names
 from .exceptions import InvalidArguments
+from .preconditions import IDEMPOTENCY_KEY_PATTERN, ExpectedVersions
 
-IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x20-\x7e]{1,255}")
-
-
-@dataclass(frozen=True)
-class ExpectedVersions:
-    """The versions a call may be applied at, as ``If-Match`` gives them
-    (RFC 9110): one (``"3"``; ``"0"``: the thread has no document), any of a
-    list (``"3", "4"``), any existing document (``*``), or none at all (only
-    weak tags, ``W/"3"``, which never match)."""
-
-    versions: frozenset[int] = frozenset()
-    any_existing: bool = False
-
-    @classmethod
-    def exactly(cls, version: int) -> "ExpectedVersions":
-        return cls(versions=frozenset([version]))
-
-    @property
-    def only(self) -> int | None:
-        """The version, when exactly one is expected."""
-        return next(iter(self.versions)) if len(self.versions) == 1 and not self.any_existing else None
-
-    def match(self, current: int) -> bool:
-        """Whether the document, at version ``current`` (0: none), meets the condition."""
-        return current > 0 if self.any_existing else current in self.versions
-
-    def __str__(self) -> str:
-        if self.any_existing:
-            return "any existing version (If-Match: *)"
-        if not self.versions:
-            return "no version (a weak entity tag, W/, never matches)"
-        if self.only is not None:
-            return f"the expected version {self.only}"
-        return f"one of the expected versions {', '.join(map(str, sorted(self.versions)))}"
+__all__ = [
+    "IDEMPOTENCY_KEY_PATTERN",
+    "Author",
+    "CallOptions",
+    "ExpectedVersions",
+    "ToolCall",
+    "WriteContext",
+    "calling",
+    "current_call",
+    "write_context",
+]
 
 
 @dataclass(frozen=True)
@@ -60,7 +42,7 @@ class CallOptions:
     expected_version: ExpectedVersions | int | None = None
     idempotency_key: str | None = None
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         if self.actor is not None and not isinstance(self.actor, str):
             raise InvalidArguments(f"actor must be a string or None, got {type(self.actor).__name__}")
         version = self.expected_version
@@ -72,6 +54,31 @@ class CallOptions:
         if key is not None and not (isinstance(key, str) and IDEMPOTENCY_KEY_PATTERN.fullmatch(key)):
             raise InvalidArguments("the idempotency key must be 1 to 255 printable ASCII characters")
 
+    @property
+    def expected_versions(self) -> ExpectedVersions | None:
+        """``expected_version`` as ``ExpectedVersions`` (``__post_init__`` made it one)."""
+        version = self.expected_version
+        return ExpectedVersions.exactly(version) if isinstance(version, int) else version
+
+
+@dataclass(frozen=True)
+class Author:
+    """Who made a change and why, as its revision records it."""
+
+    reason: str
+    actor: str | None
+    tool: str | None
+
+
+@dataclass(frozen=True)
+class WriteContext:
+    """What one write of the repository takes from the current call, asked once at its top."""
+
+    author: Author
+    # The call's precondition, for its first write only: a second write builds on the first.
+    expected: ExpectedVersions | None = None
+    in_tool_call: bool = False
+
 
 @dataclass
 class ToolCall:
@@ -79,8 +86,23 @@ class ToolCall:
     reason: str
     actor: str | None
     expected_version: ExpectedVersions | None
-    # Set once the expected version was compared under the row lock.
-    precondition_checked: bool = False
+    _precondition_claimed: bool = field(default=False, repr=False)
+
+    def claim_precondition(self) -> ExpectedVersions | None:
+        """The call's expected version, to the first who claims it; None afterwards
+        (and for a call that expects none). Whoever claims it checks it."""
+        if self._precondition_claimed:
+            return None
+        self._precondition_claimed = True
+        return self.expected_version
+
+    def author(self, reason: str | None, actor: str | None) -> Author:
+        """The author of a change: ``reason`` and ``actor`` as given, else this call's."""
+        return Author(
+            reason=self.reason if reason is None else reason,
+            actor=self.actor if actor is None else actor,
+            tool=self.tool,
+        )
 
 
 _current: ContextVar[ToolCall | None] = ContextVar("workspace_tool_call", default=None)
@@ -90,10 +112,23 @@ def current_call() -> ToolCall | None:
     return _current.get()
 
 
+def write_context(reason: str | None = None, actor: str | None = None) -> WriteContext:
+    """What a write takes from the current call (claiming its precondition);
+    outside a tool call, the ``reason`` and ``actor`` given and no precondition."""
+    call = current_call()
+    if call is None:
+        return WriteContext(Author(reason=reason or "", actor=actor, tool=None))
+    return WriteContext(call.author(reason, actor), call.claim_precondition(), in_tool_call=True)
+
+
 @contextmanager
-def making(call: ToolCall):
+def calling(call: ToolCall) -> Iterator[ToolCall]:
+    """Make ``call`` the current call for the duration of the block."""
     token = _current.set(call)
     try:
         yield call
     finally:
         _current.reset(token)
+
+
+__getattr__ = moved_names(__name__, {"making": ("workspace.calls.calling", calling)})

@@ -1,5 +1,10 @@
-"""The app's errors. Each carries the HTTP status it maps to, so one place
-(``ToolResult.failure``) turns any of them into the failure envelope."""
+"""The app's errors. Each carries the HTTP status it maps to and its code.
+
+Four places turn them into answers: ``ToolResult.failure`` (the failure
+envelope of every tool call, over Python and HTTP), the HTTP views' exception
+handler (``views``, for the other endpoints), the MCP endpoint (``mcp.asgi``,
+its refusals over HTTP), and LangChain (``langchain``, a
+``ToolMessage`` with ``status="error"`` made from the envelope)."""
 
 
 class WorkspaceError(Exception):
@@ -50,7 +55,7 @@ class DatabaseUnavailable(ServiceUnavailable):
     """The database could not be reached, or did not answer in time (a lock
     wait, a statement timeout, a connection killed, the pool exhausted)."""
 
-    def __init__(self, writing: bool = True):
+    def __init__(self, writing: bool = True) -> None:
         super().__init__(
             "the database is unavailable or busy, so this call may not have been applied: retry it shortly "
             "(with the same Idempotency-Key, a retry is never applied twice)"
@@ -77,8 +82,8 @@ class PreconditionFailed(WorkspaceError):
     status_code = 412
     default_code = "precondition_failed"
 
-    def __init__(self, expected, current: int):
-        """``expected``: a version number, or what ``If-Match`` asked (``calls.ExpectedVersions``)."""
+    def __init__(self, expected: object, current: int) -> None:
+        """``expected``: a version number, or what ``If-Match`` asked (``preconditions.ExpectedVersions``)."""
         wanted = f"the expected version {expected}" if isinstance(expected, int) else str(expected)
         super().__init__(
             f"the document is at version {current}, not {wanted}; "

@@ -110,11 +110,6 @@ def contents_at(document_id: int, base_version: int, versions: set[int]) -> dict
     return contents
 
 
-def current_version(thread_id: str) -> int:
-    """The document's version; 0 when the thread has none."""
-    return WorkingDocument.objects.filter(thread_id=thread_id).values_list("version", flat=True).first() or 0
-
-
 def newest_event_id(thread_id: str) -> int:
     """The id of the thread's newest document event: its newest revision's key; 0 when none."""
     return (
@@ -143,7 +138,7 @@ def _highest_revision_key_given() -> int:
     highest key there is."""
     connection = connections[router.db_for_read(Revision)]
     table, key = Revision._meta.db_table, Revision._meta.pk.column
-    queries = {
+    queries: dict[str, tuple[str, list[str | None]]] = {
         "sqlite": ("SELECT seq FROM sqlite_sequence WHERE name = %s", [table]),
         "postgresql": (
             "SELECT pg_sequence_last_value(pg_get_serial_sequence(%s, %s))",

@@ -79,6 +79,8 @@ def claim(owner: str, key: str, request_fingerprint: str) -> Claim:
 
 
 def store_answer(claimed: Claim, status_code: int, envelope: dict) -> None:
+    """Store the call's answer in the record it claimed, for a retry to replay."""
+    assert claimed.record_id is not None, "a replayed claim has no record to store in"
     IdempotencyRecord.objects.filter(pk=claimed.record_id).update(
         status_code=status_code, envelope=json.dumps(envelope, ensure_ascii=False)
     )

@@ -1,6 +1,8 @@
+"""The app's tables: the working documents, their revisions and snapshots, and the idempotency records."""
+
 from django.db import models
 
-from .validation import THREAD_ID_MAX_LENGTH
+from .validation import THREAD_ID_MAX_LENGTH, TITLE_MAX_LENGTH
 
 
 class WorkingDocument(models.Model):
@@ -11,7 +13,7 @@ class WorkingDocument(models.Model):
     """
 
     thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH, unique=True)
-    title = models.CharField(max_length=255, blank=True, default="")
+    title = models.CharField(max_length=TITLE_MAX_LENGTH, blank=True, default="")
     content = models.TextField(blank=True, default="")
     # Stored so that appends and size checks never read the whole content back.
     length = models.PositiveIntegerField(default=0, help_text="Characters (code points) in content.")
@@ -55,7 +57,9 @@ class Revision(models.Model):
     document = models.ForeignKey(WorkingDocument, on_delete=models.CASCADE, related_name="revisions")
     version = models.PositiveIntegerField()
     op = models.CharField(max_length=16, choices=Op.choices)
-    title = models.CharField(max_length=255, blank=True, default="", help_text="The title after this change.")
+    title = models.CharField(
+        max_length=TITLE_MAX_LENGTH, blank=True, default="", help_text="The title after this change."
+    )
     length = models.PositiveIntegerField(help_text="Characters in the document after this change.")
     text = models.TextField(
         blank=True, default="", help_text="The appended chunk, the whole new content, or a splice's inserted text."

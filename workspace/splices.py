@@ -40,7 +40,7 @@ class Rebuilt:
     which each further splice edits in place."""
 
     def __init__(self, whole: str = ""):
-        self._pieces: list[str] | None = [whole]
+        self._pieces: list[str] = [whole]  # while no splice came
         self._lines: list[str] | None = None
 
     def append(self, chunk: str) -> None:
@@ -53,7 +53,7 @@ class Rebuilt:
 
     def splice(self, line: int, column: int, removed: int, inserted: str) -> None:
         if self._lines is None:
-            self._lines, self._pieces = "".join(self._pieces).split("\n"), None
+            self._lines, self._pieces = "".join(self._pieces).split("\n"), []
         lines = self._lines
         last, size, reach = line, len(lines[line]), column + removed
         while size < reach:  # the lines the removed characters span

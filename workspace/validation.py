@@ -2,9 +2,11 @@
 
 import re
 
-from .exceptions import InvalidArguments, InvalidThreadId
+from .conf import conf
+from .exceptions import DocumentTooLarge, InvalidArguments, InvalidThreadId
 
 THREAD_ID_MAX_LENGTH = 128
+TITLE_MAX_LENGTH = 255
 THREAD_ID_PATTERN = re.compile(rf"[A-Za-z0-9._:-]{{1,{THREAD_ID_MAX_LENGTH}}}")
 
 
@@ -41,3 +43,30 @@ def check_storable(name: str, value: str) -> str:
     if problem:
         raise InvalidArguments(f"{name} {problem}")
     return value
+
+
+def check_text(name: str, value: object) -> str:
+    """Return ``value`` if it is a string that every backend stores as given."""
+    if not isinstance(value, str):
+        raise InvalidArguments(f"{name} must be a string, got {type(value).__name__}")
+    return check_storable(name, value)
+
+
+def check_title(title: object) -> None:
+    """Refuse a title (None: keep the current one) that is no string, or longer than a title may be."""
+    if title is None:
+        return
+    check_text("title", title)
+    assert isinstance(title, str)
+    if len(title) > TITLE_MAX_LENGTH:
+        raise InvalidArguments(f"title has {len(title)} characters, more than the limit of {TITLE_MAX_LENGTH}")
+
+
+def check_size(length: int, subject: str) -> None:
+    """Refuse a document of ``length`` characters, longer than WORKSPACE_MAX_DOCUMENT_CHARS;
+    ``subject`` starts the message (``"content has"``)."""
+    limit = conf.MAX_DOCUMENT_CHARS
+    if length > limit:
+        raise DocumentTooLarge(
+            f"{subject} {length} characters, more than the limit of {limit} (WORKSPACE_MAX_DOCUMENT_CHARS)"
+        )

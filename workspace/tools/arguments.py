@@ -88,7 +88,7 @@ class Arguments:
         if any(p.name == INJECTED_ARGUMENT for p in parameters):
             raise TypeError(f"tool {tool_name!r} must not declare {INJECTED_ARGUMENT!r}: @workspace_tool injects it")
         hints = typing.get_type_hints(function, include_extras=True)
-        fields = {}
+        fields: dict[str, Any] = {}
         self.defaults_for_null = {}  # optional arguments whose type refuses null: null means the default
         for parameter in parameters:
             if parameter.kind not in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY):

@@ -4,36 +4,19 @@ from typing import Annotated
 
 from pydantic import Field
 
-from ..calls import CallOptions
+from ..deprecation import moved_names
 from ..exceptions import DocumentNotFound, InvalidArguments
-from ..repository import TITLE_MAX_LENGTH, WorkspaceRepository
+from ..repository import WorkspaceRepository
+from ..validation import TITLE_MAX_LENGTH
 from .arguments import shorten
+from .collection import ToolCollection
 from .decorator import workspace_tool
 
-FROM_1 = {"minimum": 1}  # a line number, in the schema
+LINE_NUMBER_SCHEMA = {"minimum": 1}  # a line number, in the schema
 
 
-class DocumentTools:
-    """The document tools of one conversation thread.
-
-    Bound to its ``thread_id`` so that no tool takes it as an argument. The
-    keywords apply to every call made through this instance: ``actor`` is
-    recorded in each revision; with ``expected_version`` a call changes
-    nothing unless the document is at that version (0: has none); with
-    ``idempotency_key`` a call is applied at most once (a retry through a new
-    instance with the same key and arguments gets the first answer back).
-    """
-
-    def __init__(
-        self,
-        thread_id: str,
-        *,
-        actor: str | None = None,
-        expected_version: int | None = None,
-        idempotency_key: str | None = None,
-    ):
-        self.thread_id = thread_id
-        self.call_options = CallOptions(actor=actor, expected_version=expected_version, idempotency_key=idempotency_key)
+class DocumentTools(ToolCollection):
+    """The document tools of one conversation thread (the keywords: ``ToolCollection``)."""
 
     @workspace_tool
     def update_document(
@@ -65,11 +48,15 @@ class DocumentTools:
         self,
         # "minimum" declared, not validated: the tool's own message names the valid range.
         start_line: Annotated[
-            int | None, Field(description="First line to read (1-based); omit for 1.", json_schema_extra=FROM_1)
+            int | None,
+            Field(description="First line to read (1-based); omit for 1.", json_schema_extra=LINE_NUMBER_SCHEMA),
         ] = None,
         end_line: Annotated[
             int | None,
-            Field(description="Last line to read, inclusive; omit for the last line.", json_schema_extra=FROM_1),
+            Field(
+                description="Last line to read, inclusive; omit for the last line.",
+                json_schema_extra=LINE_NUMBER_SCHEMA,
+            ),
         ] = None,
     ) -> tuple[str, None]:
         """Read the shared working document, or a range of its lines."""
@@ -137,3 +124,6 @@ def lines_of(content: str) -> list[str]:
 
 def numbered(lines: list[str], first: int, last: int) -> list[str]:
     return [f"{number}\t{lines[number - 1]}" for number in range(max(first, 1), last + 1)]
+
+
+__getattr__ = moved_names(__name__, {"FROM_1": ("workspace.tools.documents.LINE_NUMBER_SCHEMA", LINE_NUMBER_SCHEMA)})

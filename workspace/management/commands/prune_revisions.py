@@ -1,10 +1,13 @@
-from datetime import timedelta
+"""``manage.py prune_revisions``: delete old revisions (``pruning.prune_revisions``)."""
 
-from django.core.management.base import BaseCommand, CommandError
+from datetime import timedelta
+from typing import Any
+
+from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from workspace.conf import conf
-from workspace.repository import WorkspaceRepository
+from workspace.pruning import prune_revisions
 
 
 class Command(BaseCommand):
@@ -13,15 +16,15 @@ class Command(BaseCommand):
         "Every document keeps its newest revision, and every kept version can still be rebuilt."
     )
 
-    def add_arguments(self, parser):
+    def add_arguments(self, parser: CommandParser) -> None:
         parser.add_argument("--keep-days", type=int, help="Keep the revisions of the last N days.")
 
-    def handle(self, *args, keep_days=None, **options):
+    def handle(self, *args: Any, keep_days: int | None = None, **options: Any) -> None:
         if keep_days is None:
             keep_days = conf.REVISION_KEEP_DAYS
         if keep_days is None:
             raise CommandError("Give --keep-days N, or set WORKSPACE_REVISION_KEEP_DAYS.")
         if keep_days < 1:
             raise CommandError(f"--keep-days must be at least 1, not {keep_days}.")
-        deleted = WorkspaceRepository.prune_revisions(timezone.now() - timedelta(days=keep_days))
+        deleted = prune_revisions(timezone.now() - timedelta(days=keep_days))
         self.stdout.write(f"Deleted {deleted} revisions older than {keep_days} days.")

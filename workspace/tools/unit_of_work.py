@@ -1,0 +1,104 @@
+"""The unit of work of one tool call: validate it, run it in one transaction,
+and answer with the envelope, whatever happens.
+
+Inside the transaction, in order: the call becomes current
+(``calls.calling``), so that every write names its reason, actor and tool and
+the first write claims the call's expected version; the ``Idempotency-Key``
+is claimed (or its first answer replayed); the tool runs; an expected version
+no write claimed is checked under the row lock (a call that wrote nothing
+still gets 412 on a wrong version); ``artifact_produced`` is sent; the
+answer is stored for the key. Any error rolls all of it back and is answered
+as a failure envelope; each call is logged.
+"""
+
+import logging
+from collections.abc import Callable
+from typing import Any, Protocol
+
+from django.db import InterfaceError, OperationalError, router, transaction
+
+from .. import idempotency
+from ..calls import CallOptions, ExpectedVersions, ToolCall, calling
+from ..exceptions import DatabaseUnavailable, InvalidArguments, ToolFailed, WorkspaceError
+from ..models import WorkingDocument
+from ..repository import check_precondition
+from ..signals import artifact_produced
+from ..validation import validate_thread_id
+from .arguments import INJECTED_ARGUMENT, Arguments
+from .envelope import ToolResult
+
+# The name the calls were logged under before this module was split out, kept for hosts' logging settings.
+logger = logging.getLogger("workspace.tools.decorator")
+
+# A tool's own argument for the version it expects (edit_document's), which
+# the call's expected version (If-Match) must not contradict.
+EXPECTED_VERSION_ARGUMENT = "expected_version"
+
+
+class Tool(Protocol):
+    """What the unit of work needs of a declared tool (``decorator.ToolSpec``)."""
+
+    name: str
+    function: Callable[..., tuple[str, Any]]
+    arguments: Arguments
+    read_only: bool
+
+
+def run_tool_call(
+    tool: Tool, collection: Any, args: tuple = (), kwargs: dict | None = None, options: CallOptions | None = None
+) -> ToolResult:
+    """Run one call of ``tool`` on ``collection`` and answer; never raises.
+
+    ``options`` (over HTTP, from the request) default to the collection's
+    ``call_options`` (in Python, from its keywords)."""
+    thread_id = getattr(collection, "thread_id", None)
+    try:
+        result = _run(tool, collection, args, kwargs or {}, options)
+    except WorkspaceError as error:
+        result = ToolResult.failure(error)
+    except (OperationalError, InterfaceError):
+        logger.exception("tool %s failed on thread %r: the database failed", tool.name, thread_id)
+        result = ToolResult.failure(DatabaseUnavailable(writing=not tool.read_only))
+    except Exception:
+        logger.exception("tool %s failed on thread %r", tool.name, thread_id)
+        result = ToolResult.failure(ToolFailed(f"{tool.name} failed because of an error on the server"))
+    outcome = "replayed" if result.replayed else "ok" if result.status_code == 200 else "failed"
+    logger.info("%s on thread %.128r: %s (%d)", tool.name, thread_id, outcome, result.status_code)
+    return result
+
+
+def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOptions | None) -> ToolResult:
+    options = options or getattr(collection, "call_options", None) or CallOptions()
+    thread_id = validate_thread_id(collection.thread_id)
+    arguments = tool.arguments.validate(args, kwargs)
+    expected = options.expected_versions
+    _check_agreement(expected, arguments.get(EXPECTED_VERSION_ARGUMENT))
+    call = ToolCall(tool=tool.name, reason=arguments[INJECTED_ARGUMENT], actor=options.actor, expected_version=expected)
+    with transaction.atomic(using=router.db_for_write(WorkingDocument)), calling(call):
+        claimed = None
+        if options.idempotency_key is not None:
+            request = idempotency.fingerprint(thread_id, tool.name, arguments)
+            claimed = idempotency.claim(options.actor or "", options.idempotency_key, request)
+            if claimed.envelope is not None:
+                return ToolResult(claimed.envelope, claimed.status_code, replayed=True)
+        del arguments[INJECTED_ARGUMENT]
+        summary, artifact = tool.function(collection, **arguments)
+        unclaimed = call.claim_precondition()
+        if unclaimed is not None:
+            check_precondition(thread_id, unclaimed)  # no write claimed it: the tool wrote nothing
+        result = ToolResult.success(summary, artifact)
+        if artifact is not None:
+            artifact_produced.send(sender=type(collection), thread_id=thread_id, tool=tool.name, artifact=artifact)
+        if claimed is not None:
+            idempotency.store_answer(claimed, result.status_code, result.envelope)
+    return result
+
+
+def _check_agreement(expected: ExpectedVersions | None, argument: object) -> None:
+    """Refuse a call whose expected version (If-Match) and ``expected_version``
+    argument no document could meet together: the caller means one of them."""
+    if expected is not None and isinstance(argument, int) and not expected.match(argument):
+        raise InvalidArguments(
+            f"If-Match asks for {expected}, and the argument expected_version for version {argument}: "
+            "they disagree, so nothing was changed; give the version in one of them, or the same in both"
+        )
