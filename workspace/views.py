@@ -21,7 +21,7 @@ from rest_framework.views import APIView, exception_handler
 from . import history
 from .access import can_access
 from .calls import IDEMPOTENCY_KEY_PATTERN, CallOptions, ExpectedVersions
-from .events import grip
+from .events import link_authentication
 from .events.stream import stream_response
 from .exceptions import (
     RETRY_AFTER_SECONDS,
@@ -293,8 +293,8 @@ class EventStreamView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
 
     def get_authenticators(self):
-        if grip.proxied(self.request):
-            return [*super().get_authenticators(), grip.LinkAuthentication()]
+        if link_authentication.proxied(self.request):
+            return [*super().get_authenticators(), link_authentication.LinkAuthentication()]
         return super().get_authenticators()
 
     def get(self, request, thread_id: str):

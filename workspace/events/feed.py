@@ -19,7 +19,7 @@ import weakref
 
 from asgiref.sync import sync_to_async
 
-from .library import Event, EventDoesNotExist, make_id, sse_encode_event
+from ..internals.django_eventstream import Event, EventDoesNotExist, make_id, sse_encode_event
 from .storage import ThreadEventStorage
 from .watchers import watch
 

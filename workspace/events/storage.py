@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from .. import history
 from ..conf import conf
+from ..internals.django_eventstream import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
 from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX
-from .library import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
 
 ARTIFACTS_KEPT_FOR = timedelta(hours=24)
 

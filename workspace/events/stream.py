@@ -1,5 +1,6 @@
 """The ``text/event-stream`` response of one thread: a stream this process
-holds (``body``), or, to a request from Pushpin, an answer at once (``grip``)."""
+holds (``stream_body``), or, to a request from Pushpin, an answer at once
+(behind Pushpin: ``transports.pushpin``, ``link_authentication``)."""
 
 import re
 from urllib.parse import unquote
@@ -10,13 +11,14 @@ from django.http import StreamingHttpResponse
 from django_eventstream.views import events as eventstream_view
 
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
-from . import grip, handover, slots
-from .body import body
+from ..internals.django_eventstream import EventRequest, add_default_headers
+from . import handover, slots
 from .channels import channels_of
-from .library import EventRequest, add_default_headers
+from .link_authentication import proxied
 from .storage import ThreadEventStorage
+from .stream_body import stream_body
 
-# Parameters of the links django-eventstream gives Pushpin (``grip``); from
+# Parameters of the links django-eventstream gives Pushpin; from
 # anyone else they are refused (django-eventstream would trust "es-meta"'s
 # user, and answer "recover" without Pushpin with a 500).
 PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
@@ -26,7 +28,7 @@ def stream_response(request, thread_id: str):
     """The stream of one thread's channels, for an authenticated Django request
     whose access was already checked. Refuses, before streaming, what
     django-eventstream would fail on mid-stream."""
-    if grip.proxied(request):
+    if proxied(request):
         return _grip_response(request, thread_id)
     proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
     if proxy_only:
@@ -46,9 +48,9 @@ def stream_response(request, thread_id: str):
     close_old_connections()  # authentication is done; the stream reads through the storage
     held = request.scope.get(handover.SCOPE_KEY)
     if held is None:
-        response = StreamingHttpResponse(body(event_request, slot), content_type="text/event-stream")
-    else:  # the headers through Django, the body after it (handover.streams)
-        held.body = body(event_request, slot)
+        response = StreamingHttpResponse(stream_body(event_request, slot), content_type="text/event-stream")
+    else:  # the headers through Django, the body after it (handover.HeldStreams)
+        held.body = stream_body(event_request, slot)
         response = StreamingHttpResponse(_no_body(), content_type="text/event-stream")
     add_default_headers(response, request=request)
     return response
