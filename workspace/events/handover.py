@@ -85,6 +85,7 @@ class HeldStreams:
 async def _send_until_the_client_leaves(body: AsyncGenerator[bytes, None], receive: Receive, send: Send) -> None:
     """Send ``body``'s chunks, then the end; stop (closing the body) when the client disconnects."""
     task = asyncio.current_task()
+    assert task is not None  # (called from a coroutine)
     client_left = False
 
     async def cancel_when_the_client_leaves() -> None:

@@ -68,14 +68,15 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
                     listener.sent()
                     await slots.renew_if_due(slot)
                     continue
-                chunks, gap = [], False
+                chunks: list[bytes] = []
+                gap = False
                 for channel in sorted(changed):
                     encoded = await listener.feed.chunk_after(channel, last_ids)
                     if encoded is None:
                         gap = True
                         break
-                    chunk, last_ids = encoded
-                    chunks.append(chunk)
+                    encoded_chunk, last_ids = encoded
+                    chunks.append(encoded_chunk)
                 event_request.channel_last_ids = listener.last_ids = last_ids = dict(last_ids)
                 if chunks:
                     yield b"".join(chunks)

@@ -123,5 +123,5 @@ def grip_item(event: Event, previous_id: int | None) -> dict[str, Any]:
 def link_user_key(es_meta: str) -> str:
     """The key of the user whose stream a link's ``es-meta`` continues;
     ``jwt.InvalidTokenError`` when it is not one django-eventstream signed, or has expired."""
-    meta = jwt.decode(es_meta, settings.SECRET_KEY.encode(), algorithms=["HS256"], options={"require": ["exp"]})
+    meta = jwt.decode(es_meta, str(settings.SECRET_KEY).encode(), algorithms=["HS256"], options={"require": ["exp"]})
     return str(meta["user"])
