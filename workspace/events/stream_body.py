@@ -44,19 +44,10 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
                 yield sse_encode_error("forbidden", str(error), extra={"channels": error.channels}).encode()
                 return
             last_ids = dict(response.channel_last_ids)
-            chunk = ""
-            if response.channel_reset:
-                chunk += sse_encode_event(
-                    "stream-reset",
-                    {"channels": sorted(response.channel_reset)},
-                    event_id=make_id(last_ids),
-                    json_encode=True,
-                )
-            for channel, events in response.channel_items.items():
-                chunk += feed.encode(events, channel, last_ids)
+            chunk = _encode_read(response, last_ids)
             event_request.channel_last_ids = listener.last_ids = last_ids
             if chunk:
-                yield chunk.encode()
+                yield chunk
                 listener.sent()
             if response.channel_more:
                 continue
@@ -87,6 +78,23 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
     finally:
         listener.close()
         await sync_to_async(slots.release, thread_sensitive=False)(slot)
+
+
+def _encode_read(response: Any, last_ids: dict[str, Any]) -> bytes:
+    """What a read of the storage (django-eventstream's ``GetEventsResponse``)
+    sends: a ``stream-reset`` where a last id is gone, then the events;
+    ``last_ids`` moves past them."""
+    chunk = ""
+    if response.channel_reset:
+        chunk += sse_encode_event(
+            "stream-reset",
+            {"channels": sorted(response.channel_reset)},
+            event_id=make_id(last_ids),
+            json_encode=True,
+        )
+    for channel, events in response.channel_items.items():
+        chunk += feed.encode(events, channel, last_ids)
+    return chunk.encode()
 
 
 @sync_to_async(thread_sensitive=False)
