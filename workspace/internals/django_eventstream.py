@@ -84,7 +84,9 @@ def replace_redis_listener(listen: RedisListen) -> None:
     its own loop, before it starts (nothing to do without ``EVENTSTREAM_REDIS``)."""
     manager = get_listener_manager()
     current = manager.redis_listener
-    if current is not None and getattr(current, "replacement", None) is not listen:
+    if (
+        current is not None and getattr(current, "replacement", None) != listen
+    ):  # (bound methods are equal, not identical)
         manager.redis_listener = _ReplacedRedisListener(listen)
 
 

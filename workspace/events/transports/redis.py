@@ -103,40 +103,42 @@ class RedisSlots(StreamSlots):
             logger.warning("could not release an open stream in Redis; it lapses within a minute", exc_info=True)
 
 
-async def listen(client: Any) -> None:
-    """Hear the other processes' messages on django-eventstream's async Redis
-    ``client``. Resubscribes, with backoff, whenever Redis goes away, then has
+class RedisSubscription:
+    """Hears the other processes' messages on django-eventstream's async Redis
+    client. Resubscribes, with backoff, whenever Redis goes away, then has
     every open stream read what it missed."""
-    delay = 0.5
-    while True:
-        try:
-            pubsub = client.pubsub()
-            await pubsub.subscribe(redis_client.pubsub_channel())
-            # redis-py may reconnect (and resubscribe) by itself, without
-            # raising: catch up then too.
-            pubsub.connection.register_connect_callback(_caught_up_after_reconnect)
-            delay = 0.5
-            channel_changed()
-            async for message in pubsub.listen():
-                if message["type"] == "message":
-                    heard = json.loads(message["data"])
-                    if heard.get("origin") != ORIGIN:
-                        channel_changed(heard["channel"])
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            logger.warning("lost the Redis subscription; retrying in %.1f s", delay, exc_info=True)
-            await asyncio.sleep(delay)
-            delay = min(delay * 2, 10)
 
+    async def listen(self, client: Any) -> None:
+        delay = 0.5
+        while True:
+            try:
+                pubsub = client.pubsub()
+                await pubsub.subscribe(redis_client.pubsub_channel())
+                # redis-py may reconnect (and resubscribe) by itself, without
+                # raising: catch up then too. (It keeps a weak reference: a bound method.)
+                pubsub.connection.register_connect_callback(self._caught_up_after_reconnect)
+                delay = 0.5
+                channel_changed()
+                async for message in pubsub.listen():
+                    if message["type"] == "message":
+                        heard = json.loads(message["data"])
+                        if heard.get("origin") != ORIGIN:
+                            channel_changed(heard["channel"])
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                logger.warning("lost the Redis subscription; retrying in %.1f s", delay, exc_info=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 10)
 
-def _caught_up_after_reconnect(connection: Any) -> None:
-    channel_changed()
+    def _caught_up_after_reconnect(self, connection: Any) -> None:
+        channel_changed()
 
 
 class RedisFanOut(FanOut):
     def __init__(self) -> None:
         self.slots = RedisSlots()
+        self.subscription = RedisSubscription()
         self.publisher = BackgroundPublisher("Redis", _connect_publisher, max_pending=MAX_PENDING, deduplicate=True)
 
     def announce(self, change: CommittedChange) -> None:
@@ -144,7 +146,7 @@ class RedisFanOut(FanOut):
         self.publisher.publish(json.dumps({"channel": change.channel, "origin": ORIGIN}))
 
     def install(self) -> None:
-        replace_redis_listener(listen)
+        replace_redis_listener(self.subscription.listen)
 
 
 transport = RedisFanOut()
