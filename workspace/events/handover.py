@@ -1,13 +1,13 @@
-"""``hold_streams(django_application)``: the ASGI application (``HeldStreams``) that lets Django open
-each event stream (authentication, access policy, stream limit) and then
-holds the stream itself, without Django.
+"""``hold_streams(django_application)``: the ASGI application (``HeldStreams``)
+that lets Django open each event stream (authentication, access policy,
+stream limit) and then holds the stream itself, without Django.
 
 Django's ASGI handler keeps all of a request (the request, its response,
 what its middleware made, two tasks) for as long as the response flows,
 for a stream as long as its viewer stays. Here each stream request carries
 a ``Handover`` in its scope; the stream view, seeing it, leaves the
-stream's body (``stream_body``) there and answers Django with the headers only. This
-application withholds the end of that answer, lets Django finish the
+stream's body (``stream_body``) there and answers Django with the headers
+only. This application withholds the end of that answer, lets Django finish the
 request (its ``request_finished``, its connections closed, its objects
 freed), then sends the body itself until it ends or the client leaves.
 Without this wrapper the view streams through Django as usual.
