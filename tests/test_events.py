@@ -826,3 +826,24 @@ def test_a_session_cookie_user_shares_the_stream_limit_with_their_token(token, u
         by_token[0].close()
     finally:
         server.stop()
+
+
+def test_importing_the_events_modules_connects_nothing_and_install_connects_the_receivers():
+    """The receivers are connected by ``events.install()`` (from ``AppConfig.ready``), not by an import."""
+    import importlib
+
+    from workspace import events
+    from workspace.events import announce
+    from workspace.signals import artifact_produced, document_changed
+
+    try:
+        assert document_changed.disconnect(dispatch_uid=announce.DOCUMENT_UID)  # connected at start-up
+        assert artifact_produced.disconnect(dispatch_uid=announce.ARTIFACT_UID)
+        for module in ("announce", "transports", "stream", "feed", "slots", "link_authentication"):
+            importlib.reload(importlib.import_module(f"workspace.events.{module}"))
+        assert not document_changed.disconnect(dispatch_uid=announce.DOCUMENT_UID)
+        assert not artifact_produced.disconnect(dispatch_uid=announce.ARTIFACT_UID)
+    finally:
+        events.install()
+    assert document_changed.disconnect(dispatch_uid=announce.DOCUMENT_UID)
+    events.install()

@@ -5,7 +5,10 @@
 
 import asyncio
 
-from workspace.events.handover import SCOPE_KEY, streams
+import pytest
+
+from workspace.events import handover
+from workspace.events.handover import SCOPE_KEY, hold_streams
 
 SCOPE = {"type": "http", "method": "GET", "path": "/api/workspace/threads/t/events/"}
 
@@ -28,7 +31,7 @@ def run(inner, disconnect_after: int | None = None, scope=SCOPE):
             if disconnect_after is not None and len(bodies) >= disconnect_after:
                 left.set()
 
-        await asyncio.wait_for(streams(inner(log))(scope, receive, send), timeout=5)
+        await asyncio.wait_for(hold_streams(inner(log))(scope, receive, send), timeout=5)
 
     asyncio.run(main())
     return sent, log
@@ -98,3 +101,9 @@ def test_a_stream_django_did_not_answer_with_200_is_not_sent_but_its_body_is_clo
         (None, b"", False),
     ]
     assert log == ["django done", "sends opening", "body closed"]
+
+
+def test_the_old_name_streams_still_wraps_the_application_with_a_deprecation_warning():
+    with pytest.warns(DeprecationWarning, match="hold_streams"):
+        streams = handover.streams
+    assert streams is hold_streams

@@ -11,8 +11,8 @@ from django.utils import timezone
 
 from workspace import history, snapshot_policy
 from workspace.events import ThreadEventStorage, document_channel
-from workspace.events.library import EventDoesNotExist
 from workspace.exceptions import RevisionNotFound
+from workspace.internals.django_eventstream import EventDoesNotExist
 from workspace.models import Revision, Snapshot, WorkingDocument
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools

@@ -18,7 +18,6 @@ from rest_framework.response import Response
 
 from . import failures, headers, history, parameters, view_defaults
 from .calls import CallOptions
-from .events import grip
 from .events.stream import stream_response
 from .exceptions import RETRY_AFTER_SECONDS, InvalidArguments
 from .repository import WorkspaceRepository
@@ -176,8 +175,8 @@ class EventStreamView(WorkspaceView):
         return super().initialize_request(request, *args, **kwargs)
 
     def get_authenticators(self) -> list[Any]:
-        if grip.proxied(self.request):
-            return [*super().get_authenticators(), grip.LinkAuthentication()]
+        if link_authentication.proxied(self.request):
+            return [*super().get_authenticators(), link_authentication.LinkAuthentication()]
         return super().get_authenticators()
 
     def get(self, request: Request, thread_id: str) -> HttpResponseBase:

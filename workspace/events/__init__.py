@@ -1,20 +1,29 @@
-"""Live events over Server-Sent Events: the only package that imports django-eventstream.
+"""Live events over Server-Sent Events: the only package that uses django-eventstream
+(its internals: ``workspace.internals.django_eventstream``).
 
 - ``channels``: a thread's channels, and who may read them;
 - ``storage``: where streams read events: the revision log for document
   changes, django-eventstream's tables for artifacts;
-- ``sending``: after a commit, tell of the change;
-- ``fanout``: the same across server processes, through Redis;
+- ``announce``: after a commit, tell every transport of the change;
+- ``transports``: how changes travel, chosen from the settings in one place:
+  in-process (``local``), across processes through Redis (``redis``), and to
+  Pushpin (``pushpin``);
+- ``publisher``: the one background publisher (Redis and Pushpin each use one);
+- ``redis_client``: the one builder of Redis clients;
+- ``slots``: each user's open streams, counted against the limit;
 - ``watchers``: who hears of a change: the ``feed`` and the MCP subscriptions;
 - ``feed``: the streams this process holds, and one read per change for them;
-- ``stream``: the stream response of the API's view; ``body``: what a
-  stream held by this process sends;
-- ``grip``: behind Pushpin, publishing to it and answering its requests;
-- ``library``: every reach into django-eventstream's internals.
+- ``stream``: the stream response of the API's view; ``stream_body``: what a
+  stream held by this process sends; ``handover``: the ASGI wrapper that
+  holds those streams once Django is done;
+- ``link_authentication``: behind Pushpin, who may use the links it was given.
 
-The settings name the classes by the short paths below.
+The settings name the classes by the short paths below. ``install()``
+(from ``AppConfig.ready``) connects the receivers and prepares the
+transports; importing a module of this package connects nothing.
 """
 
+from . import announce, transports
 from .channels import ThreadChannelManager, artifact_channel, document_channel
 from .storage import ThreadEventStorage
 
@@ -28,11 +37,12 @@ __all__ = [
     "ThreadEventStorage",
     "artifact_channel",
     "document_channel",
+    "install",
 ]
 
 
 def install() -> None:
-    """Connect the senders and mend the Redis listener (from ``AppConfig.ready``)."""
-    from . import fanout, sending  # noqa: F401  (connects the receivers)
-
-    fanout.install()
+    """Connect the receivers of committed changes and prepare the transports
+    (the Redis listener), from ``AppConfig.ready``."""
+    announce.connect()
+    transports.install()

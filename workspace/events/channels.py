@@ -3,6 +3,9 @@ changes (event ids are the document's versions, read from the revision log)
 and its artifacts (stored in django-eventstream's own tables). Both are
 readable only by whom the access policy allows."""
 
+from typing import Any
+
+from django.http import HttpRequest
 from django_eventstream.channelmanager import ChannelManagerBase
 
 from ..access import can_access
@@ -31,10 +34,13 @@ def thread_of(channel: str) -> str | None:
 
 
 class ThreadChannelManager(ChannelManagerBase):
-    def get_channels_for_request(self, request, view_kwargs):
+    """django-eventstream's channel manager (``EVENTSTREAM_CHANNELMANAGER_CLASS``):
+    the channels the view names, readable as the access policy allows."""
+
+    def get_channels_for_request(self, request: HttpRequest, view_kwargs: dict[str, Any]) -> set[str]:
         return set(view_kwargs["channels"])
 
-    def can_read_channel(self, user, channel: str) -> bool:
+    def can_read_channel(self, user: Any, channel: str) -> bool:
         thread_id = thread_of(channel)
         return user is not None and thread_id is not None and can_access(user, thread_id)
 

@@ -16,10 +16,11 @@ woken with no change, to send a keep-alive (one timer for all of them).
 import asyncio
 import functools
 import weakref
+from collections.abc import Iterable
 
 from asgiref.sync import sync_to_async
 
-from .library import Event, EventDoesNotExist, make_id, sse_encode_event
+from ..internals.django_eventstream import Event, EventDoesNotExist, make_id, sse_encode_event
 from .storage import ThreadEventStorage
 from .watchers import watch
 
@@ -68,7 +69,7 @@ class Feed:
         watch(self.changed_threadsafe)  # for as long as the loop runs
         loop.call_later(KEEP_ALIVE_CHECK_SECONDS, self._wake_the_quiet)
 
-    def listen(self, channels) -> Listener:
+    def listen(self, channels: Iterable[str]) -> Listener:
         listener = Listener(self, set(channels))
         for channel in listener.channels:
             self.listeners.setdefault(channel, set()).add(listener)
@@ -161,7 +162,7 @@ def encode(events: list[Event], channel: str, last_ids: dict) -> str:
     return chunk
 
 
-def _wake(listeners: list[Listener], read) -> None:
+def _wake(listeners: list[Listener], read: "asyncio.Future[list[Event]]") -> None:
     for listener in listeners:
         listener.woken.set()
 

@@ -1,19 +1,31 @@
-"""``streams(django_application)``: the ASGI application that lets Django open
-each event stream (authentication, access policy, stream limit) and then
-holds the stream itself, without Django.
+"""``hold_streams(django_application)``: the ASGI application (``HeldStreams``)
+that lets Django open each event stream (authentication, access policy,
+stream limit) and then holds the stream itself, without Django.
 
 Django's ASGI handler keeps all of a request (the request, its response,
 what its middleware made, two tasks) for as long as the response flows,
 for a stream as long as its viewer stays. Here each stream request carries
 a ``Handover`` in its scope; the stream view, seeing it, leaves the
-stream's ``body`` there and answers Django with the headers only. This
-application withholds the end of that answer, lets Django finish the
+stream's body (``stream_body``) there and answers Django with the headers
+only. This application withholds the end of that answer, lets Django finish the
 request (its ``request_finished``, its connections closed, its objects
 freed), then sends the body itself until it ends or the client leaves.
 Without this wrapper the view streams through Django as usual.
+
+``streams``, the name hosts wrapped their application with, is
+``hold_streams`` under its old name, deprecated.
 """
 
 import asyncio
+import warnings
+from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
+from typing import Any
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApplication = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 SCOPE_KEY = "workspace.stream_handover"
 
@@ -21,25 +33,38 @@ SCOPE_KEY = "workspace.stream_handover"
 class Handover:
     """Where the stream view leaves the stream's body (an async iterator of bytes)."""
 
-    body = None
+    body: AsyncGenerator[bytes, None] | None = None
 
 
-def streams(django_application):
+def hold_streams(django_application: ASGIApplication) -> "HeldStreams":
     """Wrap Django's ASGI application (``get_asgi_application()``) to hold event streams itself."""
     return HeldStreams(django_application)
 
 
+def __getattr__(name: str) -> Any:
+    if name == "streams":
+        warnings.warn(
+            "workspace.events.handover.streams is deprecated: use workspace.events.handover.hold_streams",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return hold_streams
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
 class HeldStreams:
-    def __init__(self, django_application):
+    """Django's ASGI application, with the event streams held here once Django is done."""
+
+    def __init__(self, django_application: ASGIApplication):
         self.django = django_application
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["method"] != "GET" or "/events" not in scope["path"]:
             return await self.django(scope, receive, send)
         handover = Handover()
         status = None
 
-        async def send_all_but_the_end(message):
+        async def send_all_but_the_end(message: Message) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]
@@ -57,12 +82,13 @@ class HeldStreams:
             await handover.body.aclose()
 
 
-async def _send_until_the_client_leaves(body, receive, send) -> None:
+async def _send_until_the_client_leaves(body: AsyncGenerator[bytes, None], receive: Receive, send: Send) -> None:
     """Send ``body``'s chunks, then the end; stop (closing the body) when the client disconnects."""
     task = asyncio.current_task()
+    assert task is not None  # (called from a coroutine)
     client_left = False
 
-    async def cancel_when_the_client_leaves():
+    async def cancel_when_the_client_leaves() -> None:
         nonlocal client_left
         while (await receive())["type"] != "http.disconnect":
             pass

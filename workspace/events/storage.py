@@ -8,6 +8,7 @@ django-eventstream's tables by the tool's transaction, and kept 24 hours.
 
 import json
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.db import close_old_connections, connections, router
@@ -15,8 +16,9 @@ from django.utils import timezone
 
 from .. import history
 from ..conf import conf
+from ..internals.django_eventstream import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
+from ..signals import DocumentChange
 from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX
-from .library import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
 
 ARTIFACTS_KEPT_FOR = timedelta(hours=24)
 
@@ -39,12 +41,12 @@ def document_event_data(thread_id: str, change: dict) -> dict:
     return data
 
 
-def encode(data) -> str:
+def encode(data: Any) -> str:
     """As JSON, characters as they are (only control characters escaped)."""
     return json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False)
 
 
-def fits(value) -> bool:
+def fits(value: Any) -> bool:
     """Whether ``value`` encodes within about WORKSPACE_EVENT_MAX_CHARS characters
     (control characters take six each once escaped)."""
     limit = conf.EVENT_MAX_CHARS
@@ -82,7 +84,7 @@ class ThreadEventStorage(StorageBase):
         finally:
             close_old_connections()
 
-    def document_event(self, change) -> tuple[Event, int | None] | None:
+    def document_event(self, change: DocumentChange) -> tuple[Event, int | None] | None:
         """The event of a committed ``DocumentChange`` and the id before it on
         its channel (None: not kept); None when its revision is gone already."""
         event_id, previous_id = history.event_ids_around(change.thread_id, change.version)
@@ -110,7 +112,7 @@ class ThreadEventStorage(StorageBase):
             raise EventDoesNotExist(f"no event {last_id} to resume from", current)
         return [Event(channel, row.type, row.data, id=row.eid) for row in rows[1:]]
 
-    def append_event(self, channel: str, event_type: str, data) -> Event:
+    def append_event(self, channel: str, event_type: str, data: Any) -> Event:
         """Store an artifact event, in the caller's transaction: the counter's
         row lock is held until commit, so ids become visible in order."""
         if not channel.startswith(ARTIFACT_PREFIX):

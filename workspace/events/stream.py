@@ -1,32 +1,37 @@
 """The ``text/event-stream`` response of one thread: a stream this process
-holds (``body``), or, to a request from Pushpin, an answer at once (``grip``)."""
+holds (``stream_body``), or, to a request from Pushpin, an answer at once
+(behind Pushpin: ``transports.pushpin``, ``link_authentication``)."""
 
 import re
+from collections.abc import AsyncGenerator
+from typing import Any
 from urllib.parse import unquote
 
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
-from django.http import StreamingHttpResponse
+from django.http import HttpRequest, StreamingHttpResponse
+from django.http.response import HttpResponseBase
 from django_eventstream.views import events as eventstream_view
 
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
-from . import grip, handover, slots
-from .body import body
+from ..internals.django_eventstream import EventRequest, add_default_headers
+from . import handover, slots
 from .channels import channels_of
-from .library import EventRequest, add_default_headers
+from .link_authentication import proxied
 from .storage import ThreadEventStorage
+from .stream_body import stream_body
 
-# Parameters of the links django-eventstream gives Pushpin (``grip``); from
+# Parameters of the links django-eventstream gives Pushpin; from
 # anyone else they are refused (django-eventstream would trust "es-meta"'s
 # user, and answer "recover" without Pushpin with a 500).
 PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
 
 
-def stream_response(request, thread_id: str):
+def stream_response(request: HttpRequest, thread_id: str) -> HttpResponseBase:
     """The stream of one thread's channels, for an authenticated Django request
     whose access was already checked. Refuses, before streaming, what
     django-eventstream would fail on mid-stream."""
-    if grip.proxied(request):
+    if proxied(request):
         return _grip_response(request, thread_id)
     proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
     if proxy_only:
@@ -46,20 +51,20 @@ def stream_response(request, thread_id: str):
     close_old_connections()  # authentication is done; the stream reads through the storage
     held = request.scope.get(handover.SCOPE_KEY)
     if held is None:
-        response = StreamingHttpResponse(body(event_request, slot), content_type="text/event-stream")
-    else:  # the headers through Django, the body after it (handover.streams)
-        held.body = body(event_request, slot)
+        response = StreamingHttpResponse(stream_body(event_request, slot), content_type="text/event-stream")
+    else:  # the headers through Django, the body after it (handover.HeldStreams)
+        held.body = stream_body(event_request, slot)
         response = StreamingHttpResponse(_no_body(), content_type="text/event-stream")
     add_default_headers(response, request=request)
     return response
 
 
-async def _no_body():
+async def _no_body() -> AsyncGenerator[bytes, None]:
     return
     yield
 
 
-def _grip_response(request, thread_id: str):
+def _grip_response(request: Any, thread_id: str) -> HttpResponseBase:
     """Pushpin's request: what the client missed, and how to hold its stream."""
     if "link" not in request.GET:  # the client's own request, not one of the links given to Pushpin
         _check_last_event_id(request, thread_id)
@@ -74,7 +79,7 @@ EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 EVENT_ID_PART = re.compile(rf"([^,:]+):({EVENT_NUMBER.pattern})")
 
 
-def _check_last_event_id(request, thread_id: str) -> None:
+def _check_last_event_id(request: HttpRequest, thread_id: str) -> None:
     """At most one ``Last-Event-ID`` (header or ``lastEventId`` parameter), and
     only as this stream hands them out: ``channel:number[,channel:number]``
     with the thread's own channels, each once, and numbers they may have given."""
@@ -85,10 +90,13 @@ def _check_last_event_id(request, thread_id: str) -> None:
         return
     if len(given) > 1:
         raise InvalidArguments("give the last event id once: the Last-Event-ID header or one lastEventId parameter")
-    channels, seen = set(channels_of(thread_id)), {}
+    channels = set(channels_of(thread_id))
+    seen: dict[str, int] = {}
     for part in given[0].split(","):
         match = EVENT_ID_PART.fullmatch(part)
-        channel = unquote(match.group(1)) if match else None
+        if match is None:
+            raise _not_handed_out(given[0])
+        channel = unquote(match.group(1))
         if channel not in channels or channel in seen:
             raise _not_handed_out(given[0])
         seen[channel] = int(match.group(2))

@@ -6,7 +6,7 @@ import logging
 import threading
 from collections.abc import Callable
 
-from .library import start_redis_listener
+from ..internals.django_eventstream import start_redis_listener
 
 logger = logging.getLogger(__name__)
 

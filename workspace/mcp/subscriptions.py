@@ -14,7 +14,11 @@ heard through Redis. Clients subscribe in one of two ways:
 import asyncio
 import logging
 from collections import Counter
+from collections.abc import Callable, Coroutine
+from typing import Any
 
+from mcp.server.connection import Connection
+from mcp.server.session import ServerSession
 from mcp.server.subscriptions import InMemorySubscriptionBus, ListenHandler, ResourceUpdated
 from mcp.shared.exceptions import MCPError
 from mcp_types import INTERNAL_ERROR
@@ -22,6 +26,9 @@ from mcp_types import INTERNAL_ERROR
 from ..events import slots
 from ..events.channels import DOCUMENT_PREFIX
 from ..events.watchers import watch
+from ..internals.mcp import connection_of
+
+__all__ = ["Subscriptions", "connection_of"]
 
 logger = logging.getLogger(__name__)
 
@@ -32,16 +39,18 @@ SUBSCRIBED = "workspace.subscribed"  # in a connection's state: the threads it s
 
 
 class Subscriptions:
-    def __init__(self, document_uri):
+    """The subscriptions of this process, by thread, and the notifying of them."""
+
+    def __init__(self, document_uri: Callable[[str], str]):
         self.document_uri = document_uri
         self.bus = InMemorySubscriptionBus()
         self.listen_handler = ListenHandler(self.bus, max_subscriptions=MAX_LISTEN_STREAMS)
-        self.sessions: dict[str, dict[object, object]] = {}  # thread -> {connection: session}
+        self.sessions: dict[str, dict[Connection, ServerSession]] = {}  # thread -> {connection: session}
         self.session_subscriptions = 0
         self.listened: Counter[str] = Counter()  # thread -> open listen streams
         self.loop: asyncio.AbstractEventLoop | None = None
-        self.unwatch = None
-        self.sending: set[asyncio.Task] = set()
+        self.unwatch: Callable[[], None] | None = None
+        self.sending: set[asyncio.Task[Any]] = set()
 
     def start(self) -> None:
         """Begin hearing of changes; on the event loop that serves MCP."""
@@ -57,7 +66,7 @@ class Subscriptions:
 
     # 2025 protocols: resources/subscribe in a session
 
-    def add_session(self, session, thread_id: str) -> None:
+    def add_session(self, session: ServerSession, thread_id: str) -> None:
         connection = connection_of(session)
         threads = connection.state.get(SUBSCRIBED)
         if threads is None:  # the connection's first subscription: forget them all when it ends
@@ -70,18 +79,18 @@ class Subscriptions:
             self.session_subscriptions += 1
         self.sessions.setdefault(thread_id, {})[connection] = session
 
-    def remove_session(self, session, thread_id: str) -> None:
+    def remove_session(self, session: ServerSession, thread_id: str) -> None:
         connection = connection_of(session)
         threads = connection.state.get(SUBSCRIBED, set())
         if thread_id in threads:
             threads.discard(thread_id)
             self._forget(connection, thread_id)
 
-    def _forget_connection(self, connection) -> None:
+    def _forget_connection(self, connection: Connection) -> None:
         for thread_id in connection.state.pop(SUBSCRIBED, set()):
             self._forget(connection, thread_id)
 
-    def _forget(self, connection, thread_id: str) -> None:
+    def _forget(self, connection: Connection, thread_id: str) -> None:
         waiting = self.sessions.get(thread_id, {})
         if waiting.pop(connection, None) is not None:
             self.session_subscriptions -= 1
@@ -90,7 +99,7 @@ class Subscriptions:
 
     # 2026-07-28: subscriptions/listen
 
-    async def listen(self, ctx, params, threads: set[str], user):
+    async def listen(self, ctx: Any, params: Any, threads: set[str], user: Any) -> Any:
         """One listen stream, counted with the user's event streams (WORKSPACE_MAX_STREAMS_PER_USER)."""
         async with slots.held(user) as slot:
             if slot is None:
@@ -121,20 +130,13 @@ class Subscriptions:
             for session in list(self.sessions.get(thread, {}).values()):
                 self._send(session.send_resource_updated(uri))
 
-    def _send(self, sending) -> None:
+    def _send(self, sending: Coroutine[Any, Any, Any]) -> None:
+        assert self.loop is not None  # (started: the changes come through the loop)
         task = self.loop.create_task(asyncio.wait_for(sending, SEND_TIMEOUT_SECONDS))
         self.sending.add(task)
         task.add_done_callback(self._sent)
 
-    def _sent(self, task: asyncio.Task) -> None:
+    def _sent(self, task: asyncio.Task[Any]) -> None:
         self.sending.discard(task)
         if not task.cancelled() and task.exception() is not None:
             logger.warning("could not send an MCP resource update", exc_info=task.exception())
-
-
-def connection_of(session):
-    """The connection a request's session belongs to. The SDK (2.3) gives
-    handlers the per-request session only; its connection, whose exit stack
-    runs when the client's session ends, is the session's ``_connection``
-    (which is why the ``mcp`` extra allows 2.3.x only)."""
-    return session._connection

@@ -13,12 +13,13 @@ What it relies on:
   with ``channel_reset`` and ``channel_more``), ``EventPermissionError``;
   ``utils``' ``make_id``, ``sse_encode_event``, ``sse_encode_error`` and
   ``add_default_headers``: the streams this app holds speak the library's
-  format without its view (``body``);
+  format without its view (``events.stream_body``);
 - ``views.get_listener_manager()``: its ``redis_listener`` (what it starts
   on the first stream when ``EVENTSTREAM_REDIS`` is set), ``lock``,
   ``redis_listener_started`` and ``start_redis_listener()``, to start ours
   without the library's view; ``views.RedisListener``, its
-  ``redis_client`` and ``listen()``;
+  ``redis_client`` (an async ``redis.asyncio.Redis`` built from
+  ``EVENTSTREAM_REDIS``) and ``listen()``, which ``start()`` awaits;
 - behind a GRIP proxy (Pushpin): ``utils.sse_encode_event`` with ``escape``
   and the ``%I`` id that Pushpin's ``build-id`` filter fills in, and the
   proxy channel ``events-<quoted channel>`` that ``EventResponse.to_grip_response``
@@ -28,6 +29,8 @@ What it relies on:
 """
 
 import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import quote
 
 import jwt
@@ -47,7 +50,6 @@ __all__ = [
     "EventDoesNotExist",
     "EventPermissionError",
     "EventRequest",
-    "RedisListener",
     "StorageBase",
     "StoredEvent",
     "add_default_headers",
@@ -62,11 +64,30 @@ __all__ = [
 ]
 
 
-def replace_redis_listener(listener_class: type) -> None:
-    """Put ``listener_class`` in place of the library's Redis listener, before it starts."""
+RedisListen = Callable[[Any], Awaitable[None]]  # given the library's async Redis client
+
+
+class _ReplacedRedisListener(RedisListener):
+    """The library's Redis listener (its client built from ``EVENTSTREAM_REDIS``)
+    running ``listen`` in place of its own loop."""
+
+    def __init__(self, listen: RedisListen):
+        super().__init__()
+        self.replacement = listen
+
+    async def listen(self) -> None:
+        await self.replacement(self.redis_client)
+
+
+def replace_redis_listener(listen: RedisListen) -> None:
+    """Have the library's Redis listener run ``listen(redis_client)`` instead of
+    its own loop, before it starts (nothing to do without ``EVENTSTREAM_REDIS``)."""
     manager = get_listener_manager()
-    if manager.redis_listener is not None and not isinstance(manager.redis_listener, listener_class):
-        manager.redis_listener = listener_class()
+    current = manager.redis_listener
+    if (
+        current is not None and getattr(current, "replacement", None) != listen
+    ):  # (bound methods are equal, not identical)
+        manager.redis_listener = _ReplacedRedisListener(listen)
 
 
 def start_redis_listener() -> None:
@@ -82,11 +103,11 @@ def start_redis_listener() -> None:
     asyncio.get_running_loop().create_task(manager.start_redis_listener())
 
 
-def grip_item(event: Event, previous_id: int | None) -> dict:
+def grip_item(event: Event, previous_id: int | None) -> dict[str, Any]:
     """The item to publish to Pushpin for ``event``, as ``utils.publish_event``
     builds it; ``previous_id``: the id before it on its channel (None: unknown,
     delivered to every stream without checking for a gap)."""
-    item = {
+    item: dict[str, Any] = {
         "channel": f"events-{quote(event.channel)}",
         "id": str(event.id),
         "formats": {
@@ -104,5 +125,5 @@ def grip_item(event: Event, previous_id: int | None) -> dict:
 def link_user_key(es_meta: str) -> str:
     """The key of the user whose stream a link's ``es-meta`` continues;
     ``jwt.InvalidTokenError`` when it is not one django-eventstream signed, or has expired."""
-    meta = jwt.decode(es_meta, settings.SECRET_KEY.encode(), algorithms=["HS256"], options={"require": ["exp"]})
+    meta = jwt.decode(es_meta, str(settings.SECRET_KEY).encode(), algorithms=["HS256"], options={"require": ["exp"]})
     return str(meta["user"])

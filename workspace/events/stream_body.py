@@ -7,17 +7,28 @@ changes that wake it are read through the ``feed``, once for all the
 streams of the process. It holds no thread while it waits.
 """
 
-from asgiref.sync import SyncToAsync, sync_to_async
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from asgiref.sync import sync_to_async
 from django.db import close_old_connections
 
+from ..internals.asgiref import end_request_thread
+from ..internals.django_eventstream import (
+    EventPermissionError,
+    EventRequest,
+    get_events,
+    make_id,
+    sse_encode_error,
+    sse_encode_event,
+)
 from . import feed, slots
-from .library import EventPermissionError, get_events, make_id, sse_encode_error, sse_encode_event
 
 OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
 KEEP_ALIVE = b"event: keep-alive\ndata:\n\n"
 
 
-async def body(event_request, slot: slots.Slot):
+async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGenerator[bytes, None]:
     """The stream's chunks for ``event_request`` (django-eventstream's
     ``EventRequest``: the channels, the user, the last ids the client gave),
     keeping the user's stream ``slot`` while it flows and freeing it after."""
@@ -33,19 +44,10 @@ async def body(event_request, slot: slots.Slot):
                 yield sse_encode_error("forbidden", str(error), extra={"channels": error.channels}).encode()
                 return
             last_ids = dict(response.channel_last_ids)
-            chunk = ""
-            if response.channel_reset:
-                chunk += sse_encode_event(
-                    "stream-reset",
-                    {"channels": sorted(response.channel_reset)},
-                    event_id=make_id(last_ids),
-                    json_encode=True,
-                )
-            for channel, events in response.channel_items.items():
-                chunk += feed.encode(events, channel, last_ids)
+            chunk = _encode_read(response, last_ids)
             event_request.channel_last_ids = listener.last_ids = last_ids
             if chunk:
-                yield chunk.encode()
+                yield chunk
                 listener.sent()
             if response.channel_more:
                 continue
@@ -57,14 +59,15 @@ async def body(event_request, slot: slots.Slot):
                     listener.sent()
                     await slots.renew_if_due(slot)
                     continue
-                chunks, gap = [], False
+                chunks: list[bytes] = []
+                gap = False
                 for channel in sorted(changed):
                     encoded = await listener.feed.chunk_after(channel, last_ids)
                     if encoded is None:
                         gap = True
                         break
-                    chunk, last_ids = encoded
-                    chunks.append(chunk)
+                    encoded_chunk, last_ids = encoded
+                    chunks.append(encoded_chunk)
                 event_request.channel_last_ids = listener.last_ids = last_ids = dict(last_ids)
                 if chunks:
                     yield b"".join(chunks)
@@ -77,8 +80,25 @@ async def body(event_request, slot: slots.Slot):
         await sync_to_async(slots.release, thread_sensitive=False)(slot)
 
 
+def _encode_read(response: Any, last_ids: dict[str, Any]) -> bytes:
+    """What a read of the storage (django-eventstream's ``GetEventsResponse``)
+    sends: a ``stream-reset`` where a last id is gone, then the events;
+    ``last_ids`` moves past them."""
+    chunk = ""
+    if response.channel_reset:
+        chunk += sse_encode_event(
+            "stream-reset",
+            {"channels": sorted(response.channel_reset)},
+            event_id=make_id(last_ids),
+            json_encode=True,
+        )
+    for channel, events in response.channel_items.items():
+        chunk += feed.encode(events, channel, last_ids)
+    return chunk.encode()
+
+
 @sync_to_async(thread_sensitive=False)
-def _read_storage(event_request):
+def _read_storage(event_request: EventRequest) -> Any:
     try:
         return get_events(event_request)
     finally:
@@ -89,10 +109,5 @@ def _give_back_the_request_thread() -> None:
     """Django runs an ASGI request's synchronous code in a thread kept for
     that request until its response ends: for a stream, as long as its
     viewer stays. Nothing here needs it (reads run in the loop's shared
-    worker threads), so end it now. (asgiref 3.x keeps the thread's
-    executor per ``ThreadSensitiveContext``; a later synchronous step of
-    the request, such as closing the response, gets a new one.)"""
-    context = SyncToAsync.thread_sensitive_context.get(None)
-    executor = SyncToAsync.context_to_thread_executor.pop(context, None) if context is not None else None
-    if executor is not None:
-        executor.shutdown(wait=False)
+    worker threads), so end it now (``internals.asgiref``)."""
+    end_request_thread()

@@ -1,0 +1,59 @@
+"""After a change commits, its streams are told to read it.
+
+Nothing is sent inside the writing transaction: a change's event is its
+revision, and an artifact's event is stored by the tool's transaction. Once
+that commits, every configured transport (``transports``) is told: the
+fan-out wakes the streams of this process (``watchers``, ``feed``) and,
+with Redis, those of the others; they read from the storage what they have
+not sent yet. Behind Pushpin the event is also published to it, for the
+streams it holds. A commit that is never announced (the process died) is
+found by the next announcement on the thread, or by a reconnecting client.
+
+``connect()`` (from ``events.install``, in ``AppConfig.ready``) connects the
+receivers; importing this module connects nothing.
+"""
+
+from typing import Any
+
+from django.db import router, transaction
+
+from ..models import WorkingDocument
+from ..signals import DocumentChange, artifact_produced, document_changed
+from .channels import artifact_channel, document_channel
+from .storage import ThreadEventStorage, fits
+from .transports import CommittedChange, transports
+from .transports.base import FoundEvent
+
+DOCUMENT_UID = "workspace.events.document"
+ARTIFACT_UID = "workspace.events.artifact"
+
+
+def connect() -> None:
+    """Announce every document change and store every artifact's event."""
+    document_changed.connect(announce_document_change, dispatch_uid=DOCUMENT_UID)
+    artifact_produced.connect(store_artifact_event, dispatch_uid=ARTIFACT_UID)
+
+
+def announce_document_change(sender: Any, change: DocumentChange, **kwargs: Any) -> None:
+    def find_event() -> FoundEvent | None:
+        return ThreadEventStorage().document_event(change)  # its id is known once committed
+
+    _announce_after_commit(CommittedChange(document_channel(change.thread_id), find_event))
+
+
+def store_artifact_event(sender: Any, thread_id: str, tool: str, artifact: Any, **kwargs: Any) -> None:
+    data = {"tool": tool, "artifact": artifact} if fits(artifact) else {"tool": tool, "omitted": True}
+    channel = artifact_channel(thread_id)
+    event = ThreadEventStorage().append_event(channel, "artifact", data)
+    _announce_after_commit(CommittedChange(channel, lambda: (event, event.id - 1)))
+
+
+def _announce_after_commit(change: CommittedChange) -> None:
+    def announce_committed_change() -> None:
+        for transport in transports():
+            transport.announce(change)
+
+    # robust: the change has committed; a failure to announce it must not
+    # turn the call into an error, or the caller would retry and write twice.
+    # (A named function: Django's robust handler logs the callback's __qualname__.)
+    transaction.on_commit(announce_committed_change, using=router.db_for_write(WorkingDocument), robust=True)
