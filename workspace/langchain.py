@@ -23,8 +23,8 @@ from typing import Any
 import pydantic
 from langchain_core.tools import StructuredTool, ToolException
 
+from .async_bridge import as_async_request
 from .calls import CallOptions
-from .db import as_request
 from .tools.arguments import describe_errors
 from .tools.registry import RegisteredTool, registered_tools
 
@@ -43,7 +43,7 @@ def _structured_tool(tool: RegisteredTool, thread_id: str, options: CallOptions)
 
     return StructuredTool.from_function(
         func=run,
-        coroutine=as_request(run),
+        coroutine=as_async_request(run),
         name=tool.spec.name,
         description=tool.spec.description,
         args_schema=tool.spec.arguments.model,
