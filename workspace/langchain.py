@@ -35,7 +35,7 @@ def langchain_tools(thread_id: str, *, actor: str | None = None) -> list[Structu
 
 
 def _structured_tool(tool: RegisteredTool, thread_id: str, options: CallOptions) -> StructuredTool:
-    def run(**arguments: Any) -> tuple[str, dict]:
+    def run(**arguments: Any) -> tuple[str, dict[str, Any]]:
         result = tool.invoke(thread_id, arguments, options)
         if not result.succeeded:
             raise ToolException(result.envelope["error"])
