@@ -1,5 +1,6 @@
 """``asgi(django_application)``: the ASGI application that serves Django and,
-at ``threads/<id>/mcp/``, the MCP server.
+at ``threads/<id>/mcp/``, the MCP server. Hosts reach it through
+``workspace.asgi.with_workspace``, which puts it around the event streams.
 
 Django's ASGI handler refuses lifespan events; the SDK's session manager
 needs one. This application owns the lifespan (it runs the session manager
@@ -90,7 +91,7 @@ class WorkspaceASGI:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http" and "/mcp" in scope["path"] and (thread_id := _mcp_thread(scope)) is not None:
-            await self._mcp(scope, receive, send, thread_id)
+            await self._serve_mcp(scope, receive, send, thread_id)
         else:
             await self.django(scope, receive, send)
 
@@ -110,7 +111,8 @@ class WorkspaceASGI:
             self.running = False
         await send({"type": "lifespan.shutdown.complete"})
 
-    async def _mcp(self, scope: Scope, receive: Receive, send: Send, thread_id: str) -> None:
+    async def _serve_mcp(self, scope: Scope, receive: Receive, send: Send, thread_id: str) -> None:
+        """An MCP request, checked as the API checks its own, then handed to the SDK."""
         if not self.running:
             return await _refuse(send, 503, "unavailable", "MCP needs the ASGI lifespan: run the server with it on")
         request = ASGIRequest(scope, io.BytesIO())  # its headers only: the body is the SDK's
@@ -139,6 +141,15 @@ class WorkspaceASGI:
             options = CallOptions(actor=user.get_username(), idempotency_key=request.headers.get("Idempotency-Key"))
         except WorkspaceError as error:
             return await _refuse(send, 400, "invalid_request", str(error))
+        caller = Caller(user=user, thread_id=thread_id, options=options)
+        await self._hand_to_sdk(request, caller, key, scope, receive, send)
+
+    async def _hand_to_sdk(
+        self, request: ASGIRequest, caller: Caller, key: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """An authorized request, its JSON-RPC message checked, handed to the SDK
+        within the user's limits (sessions, streams)."""
+        user = caller.user
         if scope["method"] == "POST" and messages.is_json(scope):
             try:
                 body = await messages.read_body(receive, self.manager.max_request_body_size)
@@ -149,11 +160,11 @@ class WorkspaceASGI:
         # The SDK binds a session (2025 protocols) to the credential that
         # opened it: the user and the thread, so that a session opened on one
         # thread is unknown (404) on another.
-        client_id = f"user:{user.pk}:thread:{thread_id}"
+        client_id = f"user:{user.pk}:thread:{caller.thread_id}"
         scope = {
             **scope,
             "user": AuthenticatedUser(AccessToken(token=key, client_id=client_id, scopes=[])),
-            CALLER: Caller(user=user, thread_id=thread_id, options=options),
+            CALLER: caller,
         }
         if _opens_session(request):
             await self._open_session(user, scope, receive, send)
