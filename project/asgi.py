@@ -1,9 +1,9 @@
 """ASGI entry point: ``uvicorn project.asgi:application``.
 
-``workspace.mcp.asgi`` serves each thread's MCP endpoint and hands everything
-else on; it owns the ASGI lifespan, which uvicorn runs by default.
-``workspace.events.handover.streams`` holds the event streams once Django
-has opened them, so that a viewer costs no more than its stream.
+``workspace.asgi.with_workspace`` wraps Django's application: it holds the
+event streams once Django has opened them, so that a viewer costs no more
+than its stream, and serves each thread's MCP endpoint (owning the ASGI
+lifespan, which uvicorn runs by default).
 """
 
 import gc
@@ -19,10 +19,9 @@ from django.contrib.staticfiles.handlers import ASGIStaticFilesHandler  # noqa: 
 
 django_application = ASGIStaticFilesHandler(get_asgi_application())
 
-from workspace.events.handover import streams  # noqa: E402  (once Django is set up)
-from workspace.mcp import asgi  # noqa: E402
+from workspace.asgi import with_workspace  # noqa: E402  (once Django is set up)
 
-application = asgi(streams(django_application))
+application = with_workspace(django_application)
 
 # What is loaded by now lives as long as the process: out of the cyclic
 # collector's sight, its full collections no longer stall the streams this

@@ -1,1 +1,131 @@
-"""A shared working document per conversation thread, written by AI agents through tools."""
+"""A shared working document per conversation thread, written by AI agents through tools.
+
+This module is the app's public API: the names in ``__all__`` below, importable
+as ``from workspace import WorkspaceRepository``. They are stable within a
+minor release and change only with a deprecation first. Everything else (the
+modules under ``workspace.``, the names not listed here) is the app's own and
+may change in any release; the settings' dotted paths the README names
+(``workspace.urls``, ``workspace.events.ThreadChannelManager``, ...) stay too.
+
+- writing and reading documents from Python: ``WorkspaceRepository``;
+- declaring tools: ``ToolCollection``, ``workspace_tool``, ``ToolSpec``,
+  ``ToolResult``, ``CallOptions``, ``registered_tools``, and the app's own
+  collection ``DocumentTools``;
+- who may use which thread: ``can_access``;
+- hearing of changes: the signals ``document_changed`` (with a
+  ``DocumentChange``) and ``artifact_produced``;
+- serving it: ``with_workspace``, the ASGI application around the host's;
+- the errors: ``WorkspaceError`` and its subclasses.
+
+The names are looked up lazily (PEP 562): ``import workspace`` loads no model,
+so that a settings module or an ``INSTALLED_APPS`` entry may import it before
+Django's app registry is ready.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# name -> the module that defines it
+_PUBLIC_NAMES = {
+    "WorkspaceRepository": "workspace.repository",
+    "DocumentTools": "workspace.tools.documents",
+    "ToolCollection": "workspace.tools",
+    "workspace_tool": "workspace.tools",
+    "ToolSpec": "workspace.tools",
+    "ToolResult": "workspace.tools",
+    "CallOptions": "workspace.calls",
+    "registered_tools": "workspace.tools",
+    "can_access": "workspace.access",
+    "DocumentChange": "workspace.signals",
+    "document_changed": "workspace.signals",
+    "artifact_produced": "workspace.signals",
+    "with_workspace": "workspace.asgi",
+    "WorkspaceError": "workspace.exceptions",
+    "InvalidThreadId": "workspace.exceptions",
+    "InvalidArguments": "workspace.exceptions",
+    "DocumentTooLarge": "workspace.exceptions",
+    "DocumentNotFound": "workspace.exceptions",
+    "UnknownTool": "workspace.exceptions",
+    "ServiceUnavailable": "workspace.exceptions",
+    "DatabaseUnavailable": "workspace.exceptions",
+    "ToolFailed": "workspace.exceptions",
+    "RevisionNotFound": "workspace.exceptions",
+    "PreconditionFailed": "workspace.exceptions",
+    "IdempotencyConflict": "workspace.exceptions",
+    "IdempotencyKeyReused": "workspace.exceptions",
+    "TooManyStreams": "workspace.exceptions",
+    "DeletedWhileWriting": "workspace.exceptions",
+}
+
+__all__ = [
+    "CallOptions",
+    "DatabaseUnavailable",
+    "DeletedWhileWriting",
+    "DocumentChange",
+    "DocumentNotFound",
+    "DocumentTooLarge",
+    "DocumentTools",
+    "IdempotencyConflict",
+    "IdempotencyKeyReused",
+    "InvalidArguments",
+    "InvalidThreadId",
+    "PreconditionFailed",
+    "RevisionNotFound",
+    "ServiceUnavailable",
+    "TooManyStreams",
+    "ToolCollection",
+    "ToolFailed",
+    "ToolResult",
+    "ToolSpec",
+    "UnknownTool",
+    "WorkspaceError",
+    "WorkspaceRepository",
+    "artifact_produced",
+    "can_access",
+    "document_changed",
+    "registered_tools",
+    "with_workspace",
+    "workspace_tool",
+]
+
+if TYPE_CHECKING:  # what the names are, for type checkers and editors
+    from workspace.access import can_access
+    from workspace.asgi import with_workspace
+    from workspace.calls import CallOptions
+    from workspace.exceptions import (
+        DatabaseUnavailable,
+        DeletedWhileWriting,
+        DocumentNotFound,
+        DocumentTooLarge,
+        IdempotencyConflict,
+        IdempotencyKeyReused,
+        InvalidArguments,
+        InvalidThreadId,
+        PreconditionFailed,
+        RevisionNotFound,
+        ServiceUnavailable,
+        ToolFailed,
+        TooManyStreams,
+        UnknownTool,
+        WorkspaceError,
+    )
+    from workspace.repository import WorkspaceRepository
+    from workspace.signals import DocumentChange, artifact_produced, document_changed
+    from workspace.tools import ToolCollection, ToolResult, ToolSpec, registered_tools, workspace_tool
+    from workspace.tools.documents import DocumentTools
+
+
+def __getattr__(name: str) -> Any:
+    try:
+        module = _PUBLIC_NAMES[name]
+    except KeyError:
+        raise AttributeError(f"module 'workspace' has no attribute {name!r}") from None
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # looked up once
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

@@ -9,6 +9,7 @@ A policy is ``policy(user, thread_id, action) -> bool``, ``action`` being
 import functools
 import inspect
 from collections.abc import Callable
+from typing import Any
 
 from django.utils.module_loading import import_string
 
@@ -17,22 +18,22 @@ from .conf import conf
 ACTIONS = ("read", "write")
 
 
-def deny_all(user, thread_id: str, action: str = "read") -> bool:
+def deny_all(user: Any, thread_id: str, action: str = "read") -> bool:
     """The default: nobody, until the host names a policy."""
     return False
 
 
-def allow_authenticated(user, thread_id: str, action: str = "read") -> bool:
+def allow_authenticated(user: Any, thread_id: str, action: str = "read") -> bool:
     """Every signed-in user may use every thread (the demo project's policy)."""
     return bool(user and user.is_authenticated)
 
 
-def can_access(user, thread_id: str, action: str = "read") -> bool:
+def can_access(user: Any, thread_id: str, action: str = "read") -> bool:
     """Deny unless the policy answers exactly ``True``."""
     return access_checker(user, action)(thread_id)
 
 
-def access_checker(user, action: str = "read") -> Callable[[str], bool]:
+def access_checker(user: Any, action: str = "read") -> Callable[[str], bool]:
     """``can_access`` for one user and action, the policy looked up once: for
     asking about many threads (the admin's list of documents)."""
     if action not in ACTIONS:
@@ -48,7 +49,7 @@ def access_checker(user, action: str = "read") -> Callable[[str], bool]:
 
 
 @functools.lru_cache(maxsize=64)  # read once per policy: a signature costs about 40 us, every request
-def _takes_action(policy) -> bool:
+def _takes_action(policy: Callable[..., object]) -> bool:
     """Whether ``policy`` accepts a third positional argument."""
     try:
         inspect.signature(policy).bind(None, "", "read")

@@ -6,15 +6,17 @@ it lets them ``"read"``, and restore only where it lets them ``"write"``.
 """
 
 import difflib
+from typing import Any
 
 from django.contrib import admin, messages
 from django.contrib.admin.utils import unquote
 from django.contrib.admin.views.main import ChangeList
 from django.core.exceptions import PermissionDenied
 from django.core.paginator import Paginator
-from django.http import Http404, HttpResponseRedirect
+from django.db.models import QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
-from django.urls import NoReverseMatch, path, reverse
+from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.html import format_html
 
 from . import history
@@ -30,7 +32,18 @@ REVISIONS_PER_PAGE = 100
 # versions whole instead of a line diff.
 DIFF_MAX_LINES = 1000
 MAX_VERSION = 2**63 - 1
-NONE = "(none)"  # the history filter's value for "no actor" or "no tool"
+DOCUMENT_FIELDS = (
+    "thread_id",
+    "title",
+    "length",
+    "version",
+    "created_at",
+    "updated_at",
+    "history",
+    "live_panel",
+    "content_as_text",
+)
+NO_VALUE_CHOICE = "(none)"  # the history filter's choice for "no actor" or "no tool"
 
 
 @admin.register(WorkingDocument)
@@ -44,25 +57,15 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     search_fields = ["thread_id", "title"]
     list_filter = ["updated_at"]
     date_hierarchy = "updated_at"
-    fields = [
-        "thread_id",
-        "title",
-        "length",
-        "version",
-        "created_at",
-        "updated_at",
-        "history",
-        "live_panel",
-        "content_as_text",
-    ]
-    readonly_fields = fields
+    fields = DOCUMENT_FIELDS
+    readonly_fields = DOCUMENT_FIELDS
     # The count of every document would tell of those the policy hides.
     show_full_result_count = False
 
-    def get_changelist(self, request, **kwargs):
+    def get_changelist(self, request: HttpRequest, **kwargs: Any) -> type[ChangeList]:
         return ReadableChangeList
 
-    def get_object(self, request, object_id, from_field=None):
+    def get_object(self, request: HttpRequest, object_id: str, from_field: str | None = None) -> WorkingDocument | None:
         """The document, or None when there is none with that id (a malformed
         id included); PermissionDenied when the policy does not let the user read it."""
         document = super().get_object(request, object_id, from_field)
@@ -70,7 +73,9 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             raise PermissionDenied("The access policy does not let you read this document.")
         return document
 
-    def change_view(self, request, object_id, form_url="", extra_context=None):
+    def change_view(
+        self, request: HttpRequest, object_id: str, form_url: str = "", extra_context: dict[str, Any] | None = None
+    ) -> HttpResponse:
         # Django redirects an id it cannot find to the admin index; one no
         # document can have (not a number) is not a redirect but a 404.
         key = unquote(object_id)
@@ -78,28 +83,28 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             raise Http404(f"No working document has the id {object_id[:40]!r}.")
         return super().change_view(request, object_id, form_url, extra_context)
 
-    def get_queryset(self, request):
+    def get_queryset(self, request: HttpRequest) -> QuerySet[WorkingDocument]:
         # The list never shows content; a page of 1 MB documents should not load it.
         return super().get_queryset(request).defer("content")
 
-    def has_add_permission(self, request) -> bool:
+    def has_add_permission(self, request: HttpRequest) -> bool:
         return False
 
-    def has_change_permission(self, request, obj=None) -> bool:
+    def has_change_permission(self, request: HttpRequest, obj: WorkingDocument | None = None) -> bool:
         # The form stays read-only; the change permission allows restores (may_restore).
         return False
 
-    def has_delete_permission(self, request, obj=None) -> bool:
+    def has_delete_permission(self, request: HttpRequest, obj: WorkingDocument | None = None) -> bool:
         # A document deleted and written again would restart at version 1,
         # and live viewers rely on versions only ever rising.
         return False
 
-    def may_restore(self, request, document: WorkingDocument) -> bool:
+    def may_restore(self, request: HttpRequest, document: WorkingDocument) -> bool:
         return request.user.has_perm(f"{self.opts.app_label}.change_{self.opts.model_name}") and can_access(
             request.user, document.thread_id, "write"
         )
 
-    def get_urls(self):
+    def get_urls(self) -> list[URLPattern]:
         name = f"{self.opts.app_label}_{self.opts.model_name}"
         return [
             path(
@@ -135,13 +140,15 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         # Agents write documents, so they are untrusted: shown as escaped text.
         return format_html('<pre style="white-space: pre-wrap; margin: 0">{}</pre>', document.content)
 
-    def history_view(self, request, object_id, extra_context=None):
+    def history_view(
+        self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
+    ) -> TemplateResponse:
         """The document's revisions, newest first, filtered by actor and tool."""
         document = self._document(request, object_id)
         revisions = document.revisions.defer("text").order_by("-version")
         filters = {name: request.GET[name] for name in ("actor", "tool") if request.GET.get(name)}
         for name, value in filters.items():
-            revisions = revisions.filter(**{name: None if value == NONE else value})
+            revisions = revisions.filter(**{name: None if value == NO_VALUE_CHOICE else value})
         page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("p"))
         choices = {
             name: document.revisions.order_by(name).values_list(name, flat=True).distinct()[:50]
@@ -155,21 +162,21 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             "page": page,
             "filters": filters,
             "choices": choices,
-            "none": NONE,
+            "none": NO_VALUE_CHOICE,
         }
         return TemplateResponse(request, "admin/workspace/workingdocument/revisions.html", context)
 
-    def revision_view(self, request, object_id, version):
+    def revision_view(self, request: HttpRequest, object_id: str, version: str) -> TemplateResponse:
         """The content at one revision, and a line diff with the one before it."""
-        version = _version_number(version)
+        number = _version_number(version)
         document = self._document(request, object_id)
-        revision, content = self._revision(document, version)
-        previous = Revision.objects.filter(document=document, version=version - 1).first()
+        revision, content = self._revision(document, number)
+        previous = Revision.objects.filter(document=document, version=number - 1).first()
         before = history.content_at(previous) if previous else ""
         diff = line_diff(before, content, previous is not None)
         context = {
             **self.admin_site.each_context(request),
-            "title": f"{document}, version {version}",
+            "title": f"{document}, version {number}",
             "opts": self.opts,
             "document": document,
             "revision": revision,
@@ -179,14 +186,14 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             # Without a line diff, the version before is shown whole beside this one.
             "before": before if diff is None and previous is not None else None,
             "has_previous": previous is not None,
-            "may_restore": self.may_restore(request, document) and version != document.version,
+            "may_restore": self.may_restore(request, document) and number != document.version,
         }
         return TemplateResponse(request, "admin/workspace/workingdocument/revision.html", context)
 
-    def restore_view(self, request, object_id, version):
-        version = _version_number(version)
+    def restore_view(self, request: HttpRequest, object_id: str, version: str) -> HttpResponseRedirect:
+        number = _version_number(version)
         if request.method != "POST":
-            return HttpResponseRedirect(self._revision_url(object_id, version))
+            return HttpResponseRedirect(self._revision_url(object_id, number))
         document = self._document(request, object_id)
         if not self.may_restore(request, document):
             raise PermissionDenied(
@@ -196,19 +203,19 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         try:
             change = WorkspaceRepository.restore(
                 document.thread_id,
-                version,
+                number,
                 actor=request.user.get_username(),
-                reason=f"Restored version {version} in the admin.",
+                reason=f"Restored version {number} in the admin.",
             )
         except WorkspaceError as error:
             messages.error(request, str(error))
-            return HttpResponseRedirect(self._revision_url(object_id, version))
-        messages.success(request, f"Version {version} restored as version {change.version}.")
+            return HttpResponseRedirect(self._revision_url(object_id, number))
+        messages.success(request, f"Version {number} restored as version {change.version}.")
         return HttpResponseRedirect(
             reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[document.pk])
         )
 
-    def _document(self, request, object_id) -> WorkingDocument:
+    def _document(self, request: HttpRequest, object_id: str) -> WorkingDocument:
         """The document the URL names, which the user may view and read: else 404 or 403."""
         document = self.get_object(request, unquote(object_id))
         if document is None:
@@ -217,13 +224,13 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             raise PermissionDenied
         return document
 
-    def _revision(self, document, version: int):
+    def _revision(self, document: WorkingDocument, version: int) -> tuple[Revision, str]:
         try:
             return history.revision_with_content(document, version)
         except RevisionNotFound as error:
             raise Http404(str(error)) from None
 
-    def _revision_url(self, object_id, version) -> str:
+    def _revision_url(self, object_id: str, version: int) -> str:
         return reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_revision", args=[object_id, version])
 
 
@@ -240,10 +247,13 @@ class ReadableChangeList(ChangeList):
     those the access policy lets the user read. The policy is a Python
     callable, so it is asked once per document that the search and filters leave."""
 
-    def get_queryset(self, request, exclude_parameters=None):
+    def get_queryset(
+        self, request: HttpRequest, exclude_parameters: list[str | None] | None = None
+    ) -> QuerySet[WorkingDocument]:
         documents = super().get_queryset(request, exclude_parameters)
         may_read = access_checker(request.user, "read")
-        readable, hidden = [], []
+        readable: list[int] = []
+        hidden: list[int] = []
         for pk, thread_id in documents.values_list("pk", "thread_id").iterator(chunk_size=2000):
             (readable if may_read(thread_id) else hidden).append(pk)
         # The shorter list of keys makes the shorter query.

@@ -1,4 +1,8 @@
+"""The app's configuration: in ``ready()``, its system checks registered and
+the event receivers connected, explicitly (as ``django.contrib.auth`` does)."""
+
 from django.apps import AppConfig
+from django.core import checks
 
 
 class WorkspaceConfig(AppConfig):
@@ -7,6 +11,8 @@ class WorkspaceConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        from . import checks, events  # noqa: F401  (registers the system checks)
+        from . import events
+        from .checks import check_settings
 
+        checks.register(check_settings, checks.Tags.compatibility)
         events.install()

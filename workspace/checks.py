@@ -1,38 +1,48 @@
 """System checks for the ``WORKSPACE_*`` settings, and for the host's own
-settings the app depends on (``python manage.py check``)."""
+settings the app depends on (``python manage.py check``).
 
+``WorkspaceConfig.ready`` registers ``check_settings``; importing this module
+registers nothing."""
+
+from collections.abc import Iterator, Sequence
+from typing import Any, NamedTuple
+
+from django.apps import AppConfig, apps
 from django.conf import settings
 from django.core import checks
+from django.http import HttpRequest
+from django.shortcuts import resolve_url
+from django.urls import NoReverseMatch, reverse
 from django.utils.module_loading import import_string
+from rest_framework.authentication import TokenAuthentication
+from rest_framework.settings import api_settings
 
 from .conf import conf
+from .events import CHANNEL_MANAGER, STORAGE
+from .throttling import WorkspaceRateThrottle
+from .tools import tools_of
+from .tools.registry import load_tools
+
+Messages = Iterator[checks.CheckMessage]
 
 
-@checks.register(checks.Tags.compatibility)
-def check_settings(app_configs=None, **kwargs) -> list[checks.CheckMessage]:
+def check_settings(app_configs: Sequence[AppConfig] | None = None, **kwargs: Any) -> list[checks.CheckMessage]:
+    """Every check of this module, as one system check (tag: compatibility)."""
     return [
         *_check_event_settings(),
         *_check_grip_settings(),
-        *_check_max_document_chars(),
-        *_check_event_max_chars(),
-        *_check_revision_keep_days(),
+        *_check_integers(),
         *_check_rates(),
-        *_check_max_streams(),
         *_check_request_size(),
         *_check_access_policy(),
         *_check_tool_collections(),
         *_check_token_authentication(),
         *_check_login_url(),
         *_check_redis_installed(),
-        *_check_mcp_max_sessions(),
     ]
 
 
-def _check_event_settings():
-    from django.apps import apps
-
-    from .events import CHANNEL_MANAGER, STORAGE
-
+def _check_event_settings() -> Messages:
     if not apps.is_installed("django_eventstream"):
         yield checks.Error(
             "'django_eventstream' is not in INSTALLED_APPS; live events need its tables.",
@@ -54,7 +64,7 @@ def _check_event_settings():
         )
 
 
-def _check_grip_settings():
+def _check_grip_settings() -> Messages:
     """Behind Pushpin: its signature must be checked, or anyone could send the GRIP-only parameters."""
     if not getattr(settings, "GRIP_URL", None):
         return
@@ -82,56 +92,69 @@ def _check_grip_settings():
         )
 
 
-def _check_max_document_chars():
-    value = conf.MAX_DOCUMENT_CHARS
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        yield checks.Error(
-            f"WORKSPACE_MAX_DOCUMENT_CHARS must be a positive integer, not {value!r}.",
-            hint="Set it to the most characters a document may hold, e.g. 1_000_000.",
-            id="workspace.E001",
-        )
+class IntegerSetting(NamedTuple):
+    name: str
+    minimum: int  # 1: a positive integer; 0: a non-negative one
+    none_allowed: bool
+    hint: str
+    id: str
 
 
-def _check_event_max_chars():
-    value = conf.EVENT_MAX_CHARS
-    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-        yield checks.Error(
-            f"WORKSPACE_EVENT_MAX_CHARS must be a non-negative integer, not {value!r}.",
-            hint="Set it to the longest text or content a live event carries, e.g. 65_536.",
-            id="workspace.E008",
-        )
+INTEGER_SETTINGS = [
+    IntegerSetting(
+        "WORKSPACE_MAX_DOCUMENT_CHARS",
+        1,
+        False,
+        "Set it to the most characters a document may hold, e.g. 1_000_000.",
+        "workspace.E001",
+    ),
+    IntegerSetting(
+        "WORKSPACE_EVENT_MAX_CHARS",
+        0,
+        False,
+        "Set it to the longest text or content a live event carries, e.g. 65_536.",
+        "workspace.E008",
+    ),
+    IntegerSetting(
+        "WORKSPACE_REVISION_KEEP_DAYS",
+        1,
+        True,
+        "Set it to the days of history prune_revisions keeps, or None to keep all.",
+        "workspace.E009",
+    ),
+    IntegerSetting(
+        "WORKSPACE_MAX_STREAMS_PER_USER",
+        1,
+        False,
+        "Set it to the event streams one user may hold open, e.g. 20.",
+        "workspace.E012",
+    ),
+    IntegerSetting(
+        "WORKSPACE_MCP_MAX_SESSIONS_PER_USER",
+        1,
+        False,
+        "Set it to the MCP sessions one user may hold open in one server process, e.g. 100.",
+        "workspace.E016",
+    ),
+]
 
 
-def _check_revision_keep_days():
-    value = conf.REVISION_KEEP_DAYS
-    if value is not None and (isinstance(value, bool) or not isinstance(value, int) or value < 1):
-        yield checks.Error(
-            f"WORKSPACE_REVISION_KEEP_DAYS must be None or a positive integer, not {value!r}.",
-            hint="Set it to the days of history prune_revisions keeps, or None to keep all.",
-            id="workspace.E009",
-        )
+def _check_integers() -> Messages:
+    for setting in INTEGER_SETTINGS:
+        value = getattr(conf, setting.name.removeprefix("WORKSPACE_"))
+        if setting.none_allowed and value is None:
+            continue
+        if isinstance(value, bool) or not isinstance(value, int) or value < setting.minimum:
+            kind = "a positive integer" if setting.minimum == 1 else "a non-negative integer"
+            if setting.none_allowed:
+                kind = f"None or {kind}"
+            yield checks.Error(f"{setting.name} must be {kind}, not {value!r}.", hint=setting.hint, id=setting.id)
 
 
-def _check_max_streams():
-    value = conf.MAX_STREAMS_PER_USER
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        yield checks.Error(
-            f"WORKSPACE_MAX_STREAMS_PER_USER must be a positive integer, not {value!r}.",
-            hint="Set it to the event streams one user may hold open, e.g. 20.",
-            id="workspace.E012",
-        )
-
-
-def _check_rates():
-    from .throttling import WorkspaceRateThrottle
-
+def _check_rates() -> Messages:
     for name in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"):
         value = getattr(conf, name.removeprefix("WORKSPACE_"))
-        try:
-            valid = value is None or WorkspaceRateThrottle.parse_rate(None, value)[0] > 0
-        except (TypeError, ValueError, KeyError, AttributeError, IndexError):
-            valid = False
-        if not valid:
+        if value is not None and not _is_rate(value):
             yield checks.Error(
                 f"{name} must be a rate such as '600/min' (per second, min, hour or day), or None; not {value!r}.",
                 hint="Set it in DRF's notation: requests/period.",
@@ -149,7 +172,17 @@ def needed_request_size(max_document_chars: int) -> int:
     return BYTES_PER_CHARACTER_IN_JSON * max_document_chars + ROOM_FOR_OTHER_ARGUMENTS
 
 
-def _check_request_size():
+def _is_rate(value: Any) -> bool:
+    """Whether DRF's throttles read ``value`` as a rate of at least one request a period."""
+    parser = WorkspaceRateThrottle.__new__(WorkspaceRateThrottle)  # parse_rate reads nothing of the throttle
+    try:
+        requests, _ = parser.parse_rate(value)
+    except (TypeError, ValueError, KeyError, AttributeError, IndexError):
+        return False
+    return requests is not None and requests > 0
+
+
+def _check_request_size() -> Messages:
     max_chars = conf.MAX_DOCUMENT_CHARS
     accepted = settings.DATA_UPLOAD_MAX_MEMORY_SIZE
     if isinstance(max_chars, int) and accepted is not None and accepted < needed_request_size(max_chars):
@@ -161,7 +194,7 @@ def _check_request_size():
         )
 
 
-def _check_access_policy():
+def _check_access_policy() -> Messages:
     path = conf.ACCESS_POLICY
     try:
         policy = import_string(path) if isinstance(path, str) else None
@@ -184,10 +217,7 @@ def _check_access_policy():
         )
 
 
-def _check_tool_collections():
-    from .tools.decorator import tools_of
-    from .tools.registry import load_tools
-
+def _check_tool_collections() -> Messages:
     paths = conf.TOOL_COLLECTIONS
     if not isinstance(paths, (list, tuple)) or not all(isinstance(path, str) for path in paths):
         yield checks.Error(
@@ -227,10 +257,8 @@ def _check_tool_collections():
         )
 
 
-def _check_token_authentication():
+def _check_token_authentication() -> Messages:
     """Agents sign in with a token in the Authorization header; session cookies are for browsers."""
-    from rest_framework.settings import api_settings
-
     try:
         classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     except ImportError:
@@ -245,13 +273,10 @@ def _check_token_authentication():
         )
 
 
-def _reads_the_authorization_header(authentication: type) -> bool:
+def _reads_the_authorization_header(authentication: Any) -> bool:
     """DRF's token authentication, or any class that challenges a client with a
     WWW-Authenticate scheme other than Basic (a bearer token, say): one an
     agent can answer with a token. (Basic, in DRF's defaults, takes passwords.)"""
-    from django.http import HttpRequest
-    from rest_framework.authentication import TokenAuthentication
-
     if isinstance(authentication, type) and issubclass(authentication, TokenAuthentication):
         return True
     try:
@@ -261,11 +286,8 @@ def _reads_the_authorization_header(authentication: type) -> bool:
     return bool(challenge) and challenge.split()[0].lower() != "basic"
 
 
-def _check_login_url():
+def _check_login_url() -> Messages:
     """The panel sends a signed-out visitor to LOGIN_URL; a name that reverses nowhere is a 500 there."""
-    from django.shortcuts import resolve_url
-    from django.urls import NoReverseMatch, reverse
-
     try:
         reverse("workspace_panel:thread", args=["thread"])
     except Exception:  # the panel is not served (or the URLconf is broken, which Django's own check reports)
@@ -285,7 +307,7 @@ def _check_login_url():
 REDIS_CACHE = "django.core.cache.backends.redis.RedisCache"
 
 
-def _check_redis_installed():
+def _check_redis_installed() -> Messages:
     """EVENTSTREAM_REDIS and Django's Redis cache need the redis package. (django-eventstream 5.3 stops
     the process with its own ImportError first when EVENTSTREAM_REDIS is set; a Redis cache would
     fail only at its first use.)"""
@@ -300,14 +322,4 @@ def _check_redis_installed():
             f"Redis is configured ({', '.join(users)}), but the redis package is not installed.",
             hint="Install it: pip install 'django-workspace[redis]' (or pip install redis).",
             id="workspace.E018",
-        )
-
-
-def _check_mcp_max_sessions():
-    value = conf.MCP_MAX_SESSIONS_PER_USER
-    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-        yield checks.Error(
-            f"WORKSPACE_MCP_MAX_SESSIONS_PER_USER must be a positive integer, not {value!r}.",
-            hint="Set it to the MCP sessions one user may hold open in one server process, e.g. 100.",
-            id="workspace.E016",
         )

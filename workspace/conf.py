@@ -1,6 +1,8 @@
 """The app's settings, each read from Django settings on every access so that
 ``override_settings`` just works."""
 
+from typing import Any
+
 from django.conf import settings
 
 DEFAULTS = {
@@ -17,6 +19,8 @@ DEFAULTS = {
 
 
 class Settings:
+    """The ``WORKSPACE_*`` settings, each with its default, read on every access."""
+
     @property
     def MAX_DOCUMENT_CHARS(self) -> int:
         """Most characters (code points) a document may hold."""
@@ -65,10 +69,11 @@ class Settings:
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:
+        """Whether the host named a policy (unset, every request is denied: a warning)."""
         return hasattr(settings, "WORKSPACE_ACCESS_POLICY")
 
     @staticmethod
-    def _get(name):
+    def _get(name: str) -> Any:
         return getattr(settings, name, DEFAULTS[name])
 
 

@@ -23,8 +23,8 @@ from typing import Any
 import pydantic
 from langchain_core.tools import StructuredTool, ToolException
 
+from .async_bridge import as_async_request
 from .calls import CallOptions
-from .db import as_request
 from .tools.arguments import describe_errors
 from .tools.registry import RegisteredTool, registered_tools
 
@@ -35,7 +35,7 @@ def langchain_tools(thread_id: str, *, actor: str | None = None) -> list[Structu
 
 
 def _structured_tool(tool: RegisteredTool, thread_id: str, options: CallOptions) -> StructuredTool:
-    def run(**arguments: Any) -> tuple[str, dict]:
+    def run(**arguments: Any) -> tuple[str, dict[str, Any]]:
         result = tool.invoke(thread_id, arguments, options)
         if not result.succeeded:
             raise ToolException(result.envelope["error"])
@@ -43,7 +43,7 @@ def _structured_tool(tool: RegisteredTool, thread_id: str, options: CallOptions)
 
     return StructuredTool.from_function(
         func=run,
-        coroutine=as_request(run),
+        coroutine=as_async_request(run),
         name=tool.spec.name,
         description=tool.spec.description,
         args_schema=tool.spec.arguments.model,

@@ -93,7 +93,8 @@ def test_a_user_with_a_uuid_key_and_a_254_character_email_uses_every_endpoint(ap
 
 @pytest.mark.django_db(transaction=True)
 def test_a_user_with_a_long_email_watches_the_event_stream_and_the_hosts_throttles_do_not_count_streams(token):
-    server = Server(DJANGO_SETTINGS_MODULE="tests.hosts.settings")
+    command = [part.replace("project.asgi:", "tests.hosts.asgi:") for part in Server.UVICORN]
+    server = Server(command=command, DJANGO_SETTINGS_MODULE="tests.hosts.settings")
     streams = []
     try:
         # The host's throttles allow two requests a minute: a third stream still opens.

@@ -7,9 +7,9 @@ at ``threads/<id>/mcp/``, driven by the same tool registry as the HTTP API.
   (in this process, and in the others through Redis);
 - ``sessions``: each user's share of this process's sessions;
 - ``messages``: the JSON-RPC message of a ``POST``, checked before the SDK reads it;
-- ``asgi``: the ASGI application hosts serve, ``asgi(django_application)``:
-  it owns the lifespan the SDK needs and authenticates every MCP request
-  before handing it to the SDK.
+- ``asgi``: the ASGI application, ``asgi(django_application)``, that
+  ``workspace.asgi.with_workspace`` serves for hosts: it owns the lifespan
+  the SDK needs and authenticates every MCP request before handing it to the SDK.
 """
 
 from .asgi import asgi

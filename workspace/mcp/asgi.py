@@ -1,5 +1,6 @@
 """``asgi(django_application)``: the ASGI application that serves Django and,
-at ``threads/<id>/mcp/``, the MCP server.
+at ``threads/<id>/mcp/``, the MCP server. Hosts reach it through
+``workspace.asgi.with_workspace``, which puts it around the event streams.
 
 Django's ASGI handler refuses lifespan events; the SDK's session manager
 needs one. This application owns the lifespan (it runs the session manager
@@ -19,8 +20,11 @@ their event streams and listen streams). Over any of them: 429.
 """
 
 import contextlib
+import io
 import json
 import logging
+from collections.abc import Sequence
+from typing import Any
 
 from django.apps import apps
 from django.conf import settings
@@ -37,10 +41,11 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from rest_framework.exceptions import AuthenticationFailed
 
 from ..access import can_access
+from ..asgi_types import ASGIApplication, Receive, Scope, Send
+from ..async_bridge import as_async_request
 from ..authentication import TokenAuthentication
 from ..calls import CallOptions
 from ..conf import conf
-from ..db import as_request
 from ..events import slots
 from ..exceptions import RETRY_AFTER_SECONDS, TooManyStreams, WorkspaceError
 from ..validation import validate_thread_id
@@ -56,7 +61,7 @@ DEFAULT_MAX_BODY_BYTES = 4 * 1024 * 1024
 LIMITS_RETRY_AFTER = TooManyStreams.retry_after  # at the streams' or the sessions' limit
 
 
-def asgi(django_application):
+def asgi(django_application: ASGIApplication) -> "WorkspaceASGI":
     """Wrap Django's ASGI application (``get_asgi_application()``) to serve MCP too."""
     if not apps.is_installed("rest_framework.authtoken"):
         raise ImproperlyConfigured(
@@ -66,7 +71,9 @@ def asgi(django_application):
 
 
 class WorkspaceASGI:
-    def __init__(self, django_application):
+    """Django's ASGI application with the threads' MCP servers in front of it."""
+
+    def __init__(self, django_application: ASGIApplication) -> None:
         self.django = django_application
         self.subscriptions = Subscriptions(document_uri)
         self.sessions = UserSessions()
@@ -80,15 +87,15 @@ class WorkspaceASGI:
         )
         self.running = False
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
         elif scope["type"] == "http" and "/mcp" in scope["path"] and (thread_id := _mcp_thread(scope)) is not None:
-            await self._mcp(scope, receive, send, thread_id)
+            await self._serve_mcp(scope, receive, send, thread_id)
         else:
             await self.django(scope, receive, send)
 
-    async def _lifespan(self, receive, send):
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
         async with contextlib.AsyncExitStack() as stack:
             await receive()  # lifespan.startup
             try:
@@ -104,10 +111,11 @@ class WorkspaceASGI:
             self.running = False
         await send({"type": "lifespan.shutdown.complete"})
 
-    async def _mcp(self, scope, receive, send, thread_id: str):
+    async def _serve_mcp(self, scope: Scope, receive: Receive, send: Send, thread_id: str) -> None:
+        """An MCP request, checked as the API checks its own, then handed to the SDK."""
         if not self.running:
             return await _refuse(send, 503, "unavailable", "MCP needs the ASGI lifespan: run the server with it on")
-        request = ASGIRequest(scope, None)
+        request = ASGIRequest(scope, io.BytesIO())  # its headers only: the body is the SDK's
         try:
             request.get_host()  # ALLOWED_HOSTS, as for every Django request
             thread_id = validate_thread_id(thread_id)
@@ -117,7 +125,7 @@ class WorkspaceASGI:
             return await _refuse(send, 403, "forbidden", f"Origin {origin[:200]!r} is not one of this server's hosts")
         authorization = request.headers.get("Authorization", "")
         try:
-            user, key, allowed = await as_request(_authorize)(authorization, thread_id)
+            user, key, allowed = await as_async_request(_authorize)(authorization, thread_id)
         except (OperationalError, InterfaceError):
             logger.exception("the database failed while authenticating an MCP request")
             return await _refuse(send, 503, "unavailable", "the database is unavailable or busy; retry shortly")
@@ -125,29 +133,38 @@ class WorkspaceASGI:
             logger.exception("authenticating an MCP request failed")
             return await _refuse(send, 500, "server_error", "the server failed to handle this request")
         if user is None:
-            error = "invalid_token" if authorization else "unauthorized"
-            return await _refuse(send, 401, error, "send a token of the API: Authorization: Bearer <key>")
+            error_code = "invalid_token" if authorization else "unauthorized"
+            return await _refuse(send, 401, error_code, "send a token of the API: Authorization: Bearer <key>")
         if not allowed:
             return await _refuse(send, 403, "forbidden", "You may not use this thread.")
         try:
             options = CallOptions(actor=user.get_username(), idempotency_key=request.headers.get("Idempotency-Key"))
         except WorkspaceError as error:
             return await _refuse(send, 400, "invalid_request", str(error))
+        caller = Caller(user=user, thread_id=thread_id, options=options)
+        await self._hand_to_sdk(request, caller, key, scope, receive, send)
+
+    async def _hand_to_sdk(
+        self, request: ASGIRequest, caller: Caller, key: str, scope: Scope, receive: Receive, send: Send
+    ) -> None:
+        """An authorized request, its JSON-RPC message checked, handed to the SDK
+        within the user's limits (sessions, streams)."""
+        user = caller.user
         if scope["method"] == "POST" and messages.is_json(scope):
             try:
                 body = await messages.read_body(receive, self.manager.max_request_body_size)
                 messages.check(body)
-            except messages.Malformed as error:
-                return await _answer(send, error.status, error.body())
+            except messages.Malformed as malformed:
+                return await _answer(send, malformed.status, malformed.body())
             receive = messages.replaying(body, receive)
         # The SDK binds a session (2025 protocols) to the credential that
         # opened it: the user and the thread, so that a session opened on one
         # thread is unknown (404) on another.
-        client_id = f"user:{user.pk}:thread:{thread_id}"
+        client_id = f"user:{user.pk}:thread:{caller.thread_id}"
         scope = {
             **scope,
             "user": AuthenticatedUser(AccessToken(token=key, client_id=client_id, scopes=[])),
-            CALLER: Caller(user=user, thread_id=thread_id, options=options),
+            CALLER: caller,
         }
         if _opens_session(request):
             await self._open_session(user, scope, receive, send)
@@ -159,7 +176,7 @@ class WorkspaceASGI:
         else:
             await self.manager.handle_request(scope, receive, send)
 
-    async def _open_session(self, user, scope, receive, send):
+    async def _open_session(self, user: Any, scope: Scope, receive: Receive, send: Send) -> None:
         """A request that opens a session: ``initialize``, counted against the
         user's rate of reads and share of this process's sessions."""
         if (throttle := await over_read_rate(user)) is not None:
@@ -177,16 +194,16 @@ class WorkspaceASGI:
             self.sessions.unreserve(user)
 
 
-def _mcp_thread(scope) -> str | None:
+def _mcp_thread(scope: Scope) -> str | None:
     """The thread id if the path is an MCP endpoint of the app's URLconf."""
     try:  # the path as Django resolves it: without root_path or FORCE_SCRIPT_NAME
-        match = resolve(ASGIRequest(scope, None).path_info)
+        match = resolve(ASGIRequest(scope, io.BytesIO()).path_info)
     except Resolver404:
         return None
     return match.kwargs["thread_id"] if match.func is mcp_without_asgi else None
 
 
-def _opens_session(request) -> bool:
+def _opens_session(request: ASGIRequest) -> bool:
     """Whether the SDK would open a session for ``request``: one of the 2025
     protocols (no protocol version yet, or one of theirs) without a session id."""
     version = request.headers.get("Mcp-Protocol-Version")
@@ -207,7 +224,7 @@ def _allowed_origin(origin: str) -> bool:
     return bool(domain) and validate_host(domain, allowed)
 
 
-def _authorize(header: str, thread_id: str):
+def _authorize(header: str, thread_id: str) -> tuple[Any, str, bool]:
     """The active user of a token of the API (checked by the app's token
     authentication), its key, and whether the policy lets the user use the
     thread; (None, "", False) without a valid token."""
@@ -222,9 +239,9 @@ def _authorize(header: str, thread_id: str):
     return user, key, can_access(user, thread_id)
 
 
-async def _refuse(send, status: int, error: str, description: str, retry_after: int | None = None) -> None:
+async def _refuse(send: Send, status: int, error: str, description: str, retry_after: int | None = None) -> None:
     body = json.dumps({"error": error, "error_description": description}).encode()
-    headers = []
+    headers: list[tuple[bytes, bytes]] = []
     if status == 401:  # RFC 6750: no error code when no credentials came
         challenge = 'Bearer realm="workspace"' + (f', error="{error}"' if error == "invalid_token" else "")
         headers.append((b"www-authenticate", challenge.encode()))
@@ -235,7 +252,7 @@ async def _refuse(send, status: int, error: str, description: str, retry_after: 
     await _answer(send, status, body, headers)
 
 
-async def _answer(send, status: int, body: bytes, headers=()) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
+async def _answer(send: Send, status: int, body: bytes, headers: Sequence[tuple[bytes, bytes]] = ()) -> None:
+    all_headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode()), *headers]
+    await send({"type": "http.response.start", "status": status, "headers": all_headers})
     await send({"type": "http.response.body", "body": body})

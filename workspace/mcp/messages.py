@@ -9,10 +9,14 @@ handed on to the SDK unchanged.
 """
 
 import json
+from collections.abc import MutableMapping
+from typing import Any
 
 import anyio
 import mcp_types as types
 from pydantic import ValidationError
+
+from ..asgi_types import Receive, Scope
 
 READ_TIMEOUT_SECONDS = 30
 
@@ -29,13 +33,13 @@ class Malformed(Exception):
         return json.dumps({"jsonrpc": "2.0", "id": None, "error": error}).encode()
 
 
-def is_json(scope) -> bool:
+def is_json(scope: Scope) -> bool:
     """Whether the request says its body is JSON (the SDK answers any other 415 itself)."""
     content_type = dict(scope["headers"]).get(b"content-type", b"").decode("latin-1")
     return content_type.split(";")[0].strip().lower() == "application/json"
 
 
-async def read_body(receive, limit: int) -> bytes:
+async def read_body(receive: Receive, limit: int) -> bytes:
     """The whole body, at most ``limit`` bytes, or ``Malformed`` (413, 408)."""
     body = bytearray()
     try:
@@ -89,11 +93,11 @@ def check(body: bytes) -> None:
         raise Malformed(types.INVALID_REQUEST, "Invalid Request: not a JSON-RPC 2.0 message MCP accepts") from None
 
 
-def replaying(body: bytes, receive):
+def replaying(body: bytes, receive: Receive) -> Receive:
     """A ``receive`` that gives the body already read, then what the client sends next."""
     given = False
 
-    async def replay():
+    async def replay() -> MutableMapping[str, Any]:
         nonlocal given
         if not given:
             given = True

@@ -16,15 +16,16 @@ import mcp_types as types
 from django.db import InterfaceError, OperationalError
 from mcp.server import Server
 from mcp.shared.exceptions import MCPError
+from rest_framework.throttling import SimpleRateThrottle
 
+from ..async_bridge import as_async_request
 from ..calls import CallOptions
-from ..db import as_request
 from ..exceptions import DatabaseUnavailable, DocumentNotFound
 from ..repository import WorkspaceRepository
 from ..throttling import ReadRateThrottle, WriteRateThrottle
 from ..tools.decorator import ToolSpec
 from ..tools.envelope import ENVELOPE_SCHEMA, ToolResult, failure_envelope
-from ..tools.registry import registered_tools
+from ..tools.registry import RegisteredTool, registered_tools
 from .subscriptions import Subscriptions
 
 logger = logging.getLogger(__name__)
@@ -47,53 +48,15 @@ def document_uri(thread_id: str) -> str:
 def build_server(subscriptions: Subscriptions) -> Server:
     """One server per process; the thread is each request's."""
 
-    async def list_tools(ctx, params) -> types.ListToolsResult:
-        await _count_read(ctx)
-        return types.ListToolsResult(tools=[_describe(tool.spec) for tool in registered_tools().values()])
-
-    async def call_tool(ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        caller = _caller(ctx)
-        tool = registered_tools().get(params.name)
-        if tool is None:
-            raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name[:60]!r}; see tools/list")
-        result = await as_request(_throttled_invoke)(tool, caller, params.arguments or {})
-        envelope = result.envelope
-        text = envelope["summary"] if result.succeeded else envelope["error"]
-        return types.CallToolResult(
-            content=[types.TextContent(type="text", text=text)],
-            structured_content=envelope,
-            is_error=not result.succeeded,
-        )
-
-    async def list_resources(ctx, params) -> types.ListResourcesResult:
-        await _count_read(ctx)
-        thread_id = _caller(ctx).thread_id
-        document = types.Resource(
-            name="document",
-            title="The working document",
-            description=f"The shared working document of thread {thread_id}.",
-            uri=document_uri(thread_id),
-            mime_type=MIME_TYPE,
-        )
-        return types.ListResourcesResult(resources=[document])
-
-    async def read_resource(ctx, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
-        thread_id = _own_document(ctx, str(params.uri))
-        await _count_read(ctx)
-        content = await as_request(_content)(thread_id)
-        return types.ReadResourceResult(
-            contents=[types.TextResourceContents(uri=document_uri(thread_id), mime_type=MIME_TYPE, text=content)]
-        )
-
-    async def subscribe(ctx, params: types.SubscribeRequestParams) -> types.EmptyResult:
+    async def subscribe(ctx: Any, params: types.SubscribeRequestParams) -> types.EmptyResult:
         subscriptions.add_session(ctx.session, _own_document(ctx, str(params.uri)))
         return types.EmptyResult()
 
-    async def unsubscribe(ctx, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
+    async def unsubscribe(ctx: Any, params: types.UnsubscribeRequestParams) -> types.EmptyResult:
         subscriptions.remove_session(ctx.session, _own_document(ctx, str(params.uri)))
         return types.EmptyResult()
 
-    async def listen(ctx, params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
+    async def listen(ctx: Any, params: types.SubscriptionsListenRequestParams) -> types.SubscriptionsListenResult:
         threads = {_own_document(ctx, str(uri)) for uri in params.notifications.resource_subscriptions or ()}
         return await subscriptions.listen(ctx, params, threads, _caller(ctx).user)
 
@@ -101,14 +64,56 @@ def build_server(subscriptions: Subscriptions) -> Server:
         "workspace",
         version=_version(),
         instructions="The tools read and write this thread's shared working document.",
-        on_list_tools=list_tools,
-        on_call_tool=call_tool,
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
         get_tool_input_schema=_input_schema,
-        on_list_resources=list_resources,
-        on_read_resource=read_resource,
+        on_list_resources=_list_resources,
+        on_read_resource=_read_resource,
         on_subscribe_resource=subscribe,  # clients of the 2025 protocols, in a session
         on_unsubscribe_resource=unsubscribe,
         on_subscriptions_listen=listen,  # clients of 2026-07-28, without a session
+    )
+
+
+async def _list_tools(ctx: Any, params: Any) -> types.ListToolsResult:
+    await _count_read(ctx)
+    return types.ListToolsResult(tools=[_describe(tool.spec) for tool in registered_tools().values()])
+
+
+async def _call_tool(ctx: Any, params: types.CallToolRequestParams) -> types.CallToolResult:
+    caller = _caller(ctx)
+    tool = registered_tools().get(params.name)
+    if tool is None:
+        raise MCPError(types.INVALID_PARAMS, f"unknown tool {params.name[:60]!r}; see tools/list")
+    result = await as_async_request(_throttled_invoke)(tool, caller, params.arguments or {})
+    envelope = result.envelope
+    text = envelope["summary"] if result.succeeded else envelope["error"]
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=envelope,
+        is_error=not result.succeeded,
+    )
+
+
+async def _list_resources(ctx: Any, params: Any) -> types.ListResourcesResult:
+    await _count_read(ctx)
+    thread_id = _caller(ctx).thread_id
+    document = types.Resource(
+        name="document",
+        title="The working document",
+        description=f"The shared working document of thread {thread_id}.",
+        uri=document_uri(thread_id),
+        mime_type=MIME_TYPE,
+    )
+    return types.ListResourcesResult(resources=[document])
+
+
+async def _read_resource(ctx: Any, params: types.ReadResourceRequestParams) -> types.ReadResourceResult:
+    thread_id = _own_document(ctx, str(params.uri))
+    await _count_read(ctx)
+    content = await as_async_request(_content)(thread_id)
+    return types.ReadResourceResult(
+        contents=[types.TextResourceContents(uri=document_uri(thread_id), mime_type=MIME_TYPE, text=content)]
     )
 
 
@@ -133,7 +138,7 @@ def _describe(spec: ToolSpec) -> types.Tool:
     )
 
 
-def _throttled_invoke(tool, caller: Caller, arguments: dict) -> ToolResult:
+def _throttled_invoke(tool: RegisteredTool, caller: Caller, arguments: dict[str, Any]) -> ToolResult:
     """The tool call, counted against the user's rate of tool calls as over HTTP."""
     throttle = WriteRateThrottle()
     if not throttle.allow_request(SimpleNamespace(user=caller.user, META={}), None):
@@ -142,37 +147,37 @@ def _throttled_invoke(tool, caller: Caller, arguments: dict) -> ToolResult:
     return tool.invoke(caller.thread_id, arguments, caller.options)
 
 
-async def _count_read(ctx) -> None:
+async def _count_read(ctx: Any) -> None:
     """A read, counted against the user's rate of reads as over HTTP."""
     if (throttle := await over_read_rate(_caller(ctx).user)) is not None:
         raise MCPError(types.INTERNAL_ERROR, over_the_rate(throttle, "reads"))
 
 
-async def over_read_rate(user) -> ReadRateThrottle | None:
+async def over_read_rate(user: Any) -> ReadRateThrottle | None:
     """A read of ``user`` counted against their rate of reads: None, or the throttle that refused it."""
     throttle = ReadRateThrottle()
-    allowed = await as_request(throttle.allow_request)(SimpleNamespace(user=user, META={}), None)
+    allowed = await as_async_request(throttle.allow_request)(SimpleNamespace(user=user, META={}), None)
     return None if allowed else throttle
 
 
-def over_the_rate(throttle, what: str) -> str:
+def over_the_rate(throttle: SimpleRateThrottle, what: str) -> str:
     return f"over the rate of {what}; retry in {retry_after(throttle)} s"
 
 
-def retry_after(throttle) -> int:
+def retry_after(throttle: SimpleRateThrottle) -> int:
     return math.ceil(throttle.wait() or 1)
 
 
-def _input_schema(name: str) -> dict | None:
+def _input_schema(name: str) -> dict[str, Any] | None:
     tool = registered_tools().get(name)
     return tool.spec.parameters_schema if tool else None
 
 
-def _caller(ctx) -> Caller:
+def _caller(ctx: Any) -> Caller:
     return ctx.request.scope[CALLER]
 
 
-def _own_document(ctx, uri: str) -> str:
+def _own_document(ctx: Any, uri: str) -> str:
     """The thread of ``uri`` if it is this thread's document; any other URI is refused."""
     thread_id = _caller(ctx).thread_id
     if uri != document_uri(thread_id):

@@ -14,6 +14,8 @@ user could take them all. A session lives in the process that opened it
 """
 
 from collections import Counter
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from ..conf import conf
 from ..events.slots import user_key
@@ -22,11 +24,13 @@ from .subscriptions import connection_of
 
 
 class UserSessions:
-    def __init__(self):
+    """The sessions of each user in this process, open and opening."""
+
+    def __init__(self) -> None:
         self.open: dict[str, set[object]] = {}  # user -> connections of their live sessions
         self.opening: Counter[str] = Counter()  # user -> requests that may open a session, in flight
 
-    def reserve(self, user) -> bool:
+    def reserve(self, user: Any) -> bool:
         """Room for one more session of ``user`` (False at the limit); ``unreserve`` after the request."""
         key = user_key(user)
         if len(self.open.get(key, ())) + self.opening[key] >= conf.MCP_MAX_SESSIONS_PER_USER:
@@ -34,13 +38,13 @@ class UserSessions:
         self.opening[key] += 1
         return True
 
-    def unreserve(self, user) -> None:
+    def unreserve(self, user: Any) -> None:
         key = user_key(user)
         self.opening[key] -= 1
         if self.opening[key] <= 0:
             del self.opening[key]
 
-    async def middleware(self, ctx, call_next):
+    async def middleware(self, ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
         """The SDK's middleware: a session whose ``initialize`` succeeded is its user's until it ends."""
         result = await call_next(ctx)
         if ctx.method == "initialize" and ctx.request is not None:
@@ -49,13 +53,13 @@ class UserSessions:
                 self._add(user_key(ctx.request.scope[CALLER].user), connection)
         return result
 
-    def _add(self, key: str, connection) -> None:
+    def _add(self, key: str, connection: Any) -> None:
         connections = self.open.setdefault(key, set())
         if connection not in connections:  # initialize sent twice counts once
             connections.add(connection)
             connection.exit_stack.callback(self._discard, key, connection)
 
-    def _discard(self, key: str, connection) -> None:
+    def _discard(self, key: str, connection: Any) -> None:
         connections = self.open.get(key, set())
         connections.discard(connection)
         if not connections:

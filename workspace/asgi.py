@@ -1,0 +1,43 @@
+"""The one ASGI entry for hosts: ``with_workspace(django_application)``.
+
+In the host's ``asgi.py``, once Django is set up::
+
+    from django.core.asgi import get_asgi_application
+
+    from workspace.asgi import with_workspace
+
+    application = with_workspace(get_asgi_application())
+
+It serves, around the host's application:
+
+- the event streams, held by the app once Django has opened them
+  (``workspace.events.handover``), so that a viewer costs no more than its stream;
+- with the ``mcp`` extra installed, each thread's MCP server
+  (``workspace.mcp.asgi``), which owns the ASGI lifespan. Without it, the
+  MCP paths reach Django, which answers that MCP is not served.
+
+It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
+``workspace.mcp`` and ``workspace.events.handover``, which still work.
+"""
+
+import importlib.util
+
+from .asgi_types import ASGIApplication
+from .events.handover import streams
+
+
+def with_workspace(django_application: ASGIApplication) -> ASGIApplication:
+    """``django_application`` (``get_asgi_application()``, with the host's own
+    wrappers if any) with the workspace's event streams and, if the ``mcp``
+    extra is installed, its MCP servers in front of it."""
+    application: ASGIApplication = streams(django_application)
+    if mcp_installed():
+        from .mcp.asgi import asgi as with_mcp  # the mcp extra: imported only where it is installed
+
+        application = with_mcp(application)
+    return application
+
+
+def mcp_installed() -> bool:
+    """Whether the ``mcp`` extra (the MCP SDK) is installed."""
+    return importlib.util.find_spec("mcp") is not None
