@@ -18,6 +18,7 @@ from rest_framework.response import Response
 
 from . import failures, headers, history, parameters, view_defaults
 from .calls import CallOptions
+from .events import link_authentication
 from .events.stream import stream_response
 from .exceptions import RETRY_AFTER_SECONDS, InvalidArguments
 from .repository import WorkspaceRepository
