@@ -1,8 +1,9 @@
 """The demo project that hosts the ``workspace`` app. Configured from the
-environment (see README, "Configuration"); defaults suit development."""
+environment (see docs/configuration.md); defaults suit development."""
 
 import os
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlencode, urlsplit
 
 import dj_database_url
@@ -104,11 +105,11 @@ PERSISTENT_CONNECTION_SECONDS = 600
 POOL_MAX_SIZE = int(os.environ.get("DATABASE_POOL_MAX_SIZE", "20"))
 
 
-def database_from_url(url: str, connections: str = "pool") -> dict:
+def database_from_url(url: str, connections: str = "pool") -> dict[str, Any]:
     """The database of ``url``; on PostgreSQL, with ``connections`` "pool" (a
     connection pool per process) or "persistent" (a connection per thread,
     kept between requests: project/wsgi.py chooses it for WSGI workers)."""
-    database = dj_database_url.parse(url)
+    database: dict[str, Any] = dict(dj_database_url.parse(url))
     if database["ENGINE"] == "django.db.backends.sqlite3":
         # WAL lets readers work beside the writer; IMMEDIATE takes the write
         # lock at BEGIN, so concurrent writers wait (up to the timeout)

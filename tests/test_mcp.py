@@ -296,7 +296,7 @@ def test_tool_calls_count_against_the_users_rate_as_over_http(token):
 def test_without_the_wrapper_the_endpoint_says_what_serves_it(api):
     response = api.post("/api/workspace/threads/t-1/mcp/", {}, format="json")
     assert response.status_code == 501
-    assert response.json()["error"].startswith("MCP is served by workspace.mcp.asgi(django_application)")
+    assert response.json()["error"].startswith("MCP is served by workspace.asgi.with_workspace(django_application)")
 
 
 def test_a_session_of_the_2025_protocols_lives_in_the_process_that_opened_it(token):

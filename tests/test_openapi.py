@@ -113,7 +113,7 @@ def test_serving_the_api_leaves_drf_spectacular_unloaded_until_the_schema_is_ask
 
 def test_the_schema_shows_the_idempotency_key_rule_the_calls_apply():
     from workspace.calls import IDEMPOTENCY_KEY_PATTERN
-    from workspace.headers import IDEMPOTENCY_KEY_SCHEMA_PATTERN
+    from workspace.preconditions import IDEMPOTENCY_KEY_SCHEMA_PATTERN
 
     shown = re.compile(IDEMPOTENCY_KEY_SCHEMA_PATTERN)
     for value in [chr(code) for code in range(0x3000)] + ["a" * 255, "a" * 256, ""]:

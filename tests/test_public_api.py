@@ -31,8 +31,6 @@ def test_importing_workspace_loads_no_models_and_needs_no_settings():
 
 @pytest.mark.parametrize("name", workspace.__all__)
 def test_every_public_name_resolves_to_the_object_of_its_module(name):
-    if name == "ToolCollection" and not hasattr(importlib.import_module("workspace.tools"), name):
-        pytest.skip("workspace.tools.ToolCollection comes with the core branch of issue 21")
     module = importlib.import_module(workspace._PUBLIC_NAMES[name])
     assert getattr(workspace, name) is getattr(module, name)
 

@@ -331,8 +331,8 @@ def test_matching_a_long_path_costs_time_linear_in_its_length(shape):
 @pytest.mark.parametrize(
     "name, module",
     [
-        ("IF_MATCH_PATTERN", "workspace.headers"),
-        ("MAX_IF_MATCH_CHARS", "workspace.headers"),
+        ("IF_MATCH_PATTERN", "workspace.preconditions"),
+        ("MAX_IF_MATCH_CHARS", "workspace.preconditions"),
         ("FailuresAsEnvelope", "workspace.failures"),
         ("AppOwnDefaults", "workspace.view_defaults"),
     ],
@@ -342,6 +342,6 @@ def test_names_moved_out_of_the_views_module_still_import_from_it_with_a_warning
 
     from workspace import views
 
-    with pytest.warns(DeprecationWarning, match=f"moved to {module}"):
+    with pytest.warns(DeprecationWarning, match=f"use {module}.{name}"):
         moved = getattr(views, name)
     assert moved is getattr(importlib.import_module(module), name)

@@ -23,14 +23,14 @@ It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 import importlib.util
 
 from .asgi_types import ASGIApplication
-from .events.handover import streams
+from .events.handover import hold_streams
 
 
 def with_workspace(django_application: ASGIApplication) -> ASGIApplication:
     """``django_application`` (``get_asgi_application()``, with the host's own
     wrappers if any) with the workspace's event streams and, if the ``mcp``
     extra is installed, its MCP servers in front of it."""
-    application: ASGIApplication = streams(django_application)
+    application: ASGIApplication = hold_streams(django_application)
     if mcp_installed():
         from .mcp.asgi import asgi as with_mcp  # the mcp extra: imported only where it is installed
 

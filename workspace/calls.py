@@ -131,4 +131,4 @@ def calling(call: ToolCall) -> Iterator[ToolCall]:
         _current.reset(token)
 
 
-__getattr__ = moved_names(__name__, {"making": ("workspace.calls.calling", calling)})
+__getattr__ = moved_names(__name__, {"making": "workspace.calls.calling"})

@@ -14,6 +14,8 @@ from .exceptions import InvalidArguments
 
 # What an Idempotency-Key may be: 1 to 255 printable ASCII characters.
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x20-\x7e]{1,255}")
+# The same, as the OpenAPI schema shows it (ECMA-262 syntax).
+IDEMPOTENCY_KEY_SCHEMA_PATTERN = "^[ -~]{1,255}$"
 
 # An entity tag of this app is a version in quotes, weak (W/"7") or strong ("7"); bare digits are taken too.
 ENTITY_TAG = r'(W/)?"([0-9]{1,18})"|([0-9]{1,18})'

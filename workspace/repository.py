@@ -18,7 +18,7 @@ from datetime import datetime
 
 from django.db import router, transaction
 
-from . import edits, history, pruning, snapshot_policy, writes
+from . import edits, history, pruning, writes
 from .calls import Author, ExpectedVersions, WriteContext, write_context
 from .deprecation import moved_names
 from .exceptions import DocumentNotFound, InvalidArguments, PreconditionFailed
@@ -259,7 +259,7 @@ def _append_after_lock(thread_id: str, text: str, context: WriteContext) -> Docu
 __getattr__ = moved_names(
     __name__,
     {
-        name: (f"workspace.snapshot_policy.{name}", getattr(snapshot_policy, name))
+        name: f"workspace.snapshot_policy.{name}"
         for name in ("SNAPSHOT_EVERY_CHANGES", "SNAPSHOT_MIN_CHARS", "SPLICE_RUN_CHARS", "SPLICE_RUN_MIN")
     },
 )

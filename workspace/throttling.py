@@ -4,6 +4,8 @@ default cache: shared by every server process when that cache is shared
 (Redis), per process otherwise. Over the rate: 429 with ``Retry-After``."""
 
 import logging
+from types import SimpleNamespace
+from typing import Any, cast
 
 from rest_framework.request import Request
 from rest_framework.throttling import UserRateThrottle
@@ -27,6 +29,11 @@ class WorkspaceRateThrottle(UserRateThrottle):
             # A cache that is down must not take the API with it: let the call through.
             logger.warning("could not count %s for the rate limit; allowed", self.scope, exc_info=True)
             return True
+
+    def allow_user(self, user: Any) -> bool:
+        """The same count for a caller outside DRF (MCP): by its user alone."""
+        request = cast(Request, SimpleNamespace(user=user, META={}))
+        return self.allow_request(request, cast(APIView, None))
 
 
 class WriteRateThrottle(WorkspaceRateThrottle):

@@ -72,7 +72,7 @@ urlpatterns = [
     *thread_route(r"/revisions/(?P<version>[^/]*)", views.RevisionDetailView.as_view(), "revision"),
     # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
     *thread_route("/events", views.EventStreamView.as_view(), "events", in_request_transaction=False),
-    # MCP (JSON-RPC, not in the OpenAPI schema): served by workspace.mcp.asgi before Django sees it.
+    # MCP (JSON-RPC, not in the OpenAPI schema): served by workspace.asgi.with_workspace before Django sees it.
     re_path(f"{THREAD}/mcp/$", views.mcp_without_asgi, name="mcp"),
     re_path(f"{THREAD}/mcp$", views.mcp_without_asgi),
     re_path(r"^threads/(?P<rest>[\s\S]*)$", views.unrouted_thread_path),

@@ -2,11 +2,10 @@
 
 What they share (JSON only, the app's own DRF defaults, failures as the
 envelope) is in ``workspace.view_defaults``; the request's headers, body and
-parameters are read by ``workspace.headers``, ``workspace.request_body`` and
+parameters are read by ``workspace.preconditions``, ``workspace.request_body`` and
 ``workspace.parameters``; the endpoints are documented by ``workspace.openapi``.
 """
 
-import warnings
 from typing import Any
 
 from django.http import HttpRequest, HttpResponseBase, JsonResponse
@@ -16,11 +15,13 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import failures, headers, history, parameters, view_defaults
+from . import history, parameters
 from .calls import CallOptions
+from .deprecation import moved_names
 from .events import link_authentication
 from .events.stream import stream_response
 from .exceptions import RETRY_AFTER_SECONDS, InvalidArguments
+from .preconditions import parse_idempotency_key, parse_if_match
 from .repository import WorkspaceRepository
 from .request_body import size_chunked_body, tool_arguments
 from .throttling import ReadRateThrottle, WriteRateThrottle
@@ -79,8 +80,8 @@ class ToolCallView(WorkspaceView):
         arguments = tool_arguments(request)
         options = CallOptions(
             actor=request.user.get_username(),
-            expected_version=headers.expected_versions_from(request),
-            idempotency_key=headers.idempotency_key_from(request),
+            expected_version=parse_if_match(request.headers.get("If-Match")),
+            idempotency_key=parse_idempotency_key(request.headers.get("Idempotency-Key")),
         )
         result = tool.invoke(thread_id, arguments, options)
         answer_headers = {}
@@ -202,26 +203,20 @@ def unrouted_thread_path(request: HttpRequest, rest: str) -> HttpResponseBase:
 def mcp_without_asgi(request: HttpRequest, thread_id: str) -> JsonResponse:
     """``threads/<id>/mcp/`` reached Django: the host serves Django without the
     MCP wrapper (under WSGI, or a bare ASGI handler)."""
-    error = "MCP is served by workspace.mcp.asgi(django_application) in front of Django's ASGI application"
+    error = "MCP is served by workspace.asgi.with_workspace(django_application) in front of Django's ASGI application"
     return JsonResponse(failure_envelope(error), status=501)
 
 
 # Names that moved out of this module, still importable from here for a while.
-MOVED = {
-    "FailuresAsEnvelope": failures,
-    "AppOwnDefaults": view_defaults,
-    "ENTITY_TAG": headers,
-    "IF_MATCH": headers,
-    "IF_MATCH_PATTERN": headers,
-    "MAX_IF_MATCH_CHARS": headers,
-    "MAX_IF_MATCH_TAGS": headers,
-    "MAX_DIGITS": parameters,
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    module = MOVED[name]
-    warnings.warn(f"{__name__}.{name} moved to {module.__name__}.{name}", DeprecationWarning, stacklevel=2)
-    return getattr(module, name)
+__getattr__ = moved_names(
+    __name__,
+    {
+        "FailuresAsEnvelope": "workspace.failures.FailuresAsEnvelope",
+        "AppOwnDefaults": "workspace.view_defaults.AppOwnDefaults",
+        **{
+            name: f"workspace.preconditions.{name}"
+            for name in ("ENTITY_TAG", "IF_MATCH", "IF_MATCH_PATTERN", "MAX_IF_MATCH_CHARS", "MAX_IF_MATCH_TAGS")
+        },
+        "MAX_DIGITS": "workspace.parameters.MAX_DIGITS",
+    },
+)

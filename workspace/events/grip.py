@@ -3,25 +3,15 @@ is ``workspace.events.transports.pushpin``; who may use Pushpin's links is
 ``workspace.events.link_authentication``. The old names still work here, with
 a ``DeprecationWarning``."""
 
-import importlib
-import warnings
-from typing import Any
+from ..deprecation import moved_names
 
-_MOVED = {
-    "proxied": "workspace.events.link_authentication",
-    "LinkAuthentication": "workspace.events.link_authentication",
-    "enabled": "workspace.events.transports.pushpin",
-    "publish_uri": "workspace.events.transports.pushpin",
-    "TIMEOUT_SECONDS": "workspace.events.transports.pushpin",
-    "MAX_PENDING": "workspace.events.transports.pushpin",
-    "MAX_BATCH_BYTES": "workspace.events.transports.pushpin",
-}
-
-
-def __getattr__(name: str) -> Any:
-    if name not in _MOVED:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    warnings.warn(
-        f"workspace.events.grip.{name} is deprecated: use {_MOVED[name]}.{name}", DeprecationWarning, stacklevel=2
-    )
-    return getattr(importlib.import_module(_MOVED[name]), name)
+__getattr__ = moved_names(
+    __name__,
+    {
+        **{name: f"workspace.events.link_authentication.{name}" for name in ("proxied", "LinkAuthentication")},
+        **{
+            name: f"workspace.events.transports.pushpin.{name}"
+            for name in ("enabled", "publish_uri", "TIMEOUT_SECONDS", "MAX_PENDING", "MAX_BATCH_BYTES")
+        },
+    },
+)

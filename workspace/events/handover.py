@@ -18,14 +18,10 @@ Without this wrapper the view streams through Django as usual.
 
 import asyncio
 import warnings
-from collections.abc import AsyncGenerator, Awaitable, Callable, MutableMapping
+from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
-Scope = MutableMapping[str, Any]
-Message = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[Message]]
-Send = Callable[[Message], Awaitable[None]]
-ASGIApplication = Callable[[Scope, Receive, Send], Awaitable[None]]
+from ..asgi_types import ASGIApplication, Receive, Scope, Send
 
 SCOPE_KEY = "workspace.stream_handover"
 
@@ -64,7 +60,7 @@ class HeldStreams:
         handover = Handover()
         status = None
 
-        async def send_all_but_the_end(message: Message) -> None:
+        async def send_all_but_the_end(message: Mapping[str, Any]) -> None:
             nonlocal status
             if message["type"] == "http.response.start":
                 status = message["status"]

@@ -9,7 +9,6 @@ import logging
 import math
 from dataclasses import dataclass
 from importlib.metadata import PackageNotFoundError, version
-from types import SimpleNamespace
 from typing import Any
 
 import mcp_types as types
@@ -141,7 +140,7 @@ def _describe(spec: ToolSpec) -> types.Tool:
 def _throttled_invoke(tool: RegisteredTool, caller: Caller, arguments: dict[str, Any]) -> ToolResult:
     """The tool call, counted against the user's rate of tool calls as over HTTP."""
     throttle = WriteRateThrottle()
-    if not throttle.allow_request(SimpleNamespace(user=caller.user, META={}), None):
+    if not throttle.allow_user(caller.user):
         logger.info("%s on thread %.128r: over the rate (429)", tool.spec.name, caller.thread_id)
         return ToolResult(failure_envelope(over_the_rate(throttle, "tool calls")), 429)
     return tool.invoke(caller.thread_id, arguments, caller.options)
@@ -156,7 +155,7 @@ async def _count_read(ctx: Any) -> None:
 async def over_read_rate(user: Any) -> ReadRateThrottle | None:
     """A read of ``user`` counted against their rate of reads: None, or the throttle that refused it."""
     throttle = ReadRateThrottle()
-    allowed = await as_async_request(throttle.allow_request)(SimpleNamespace(user=user, META={}), None)
+    allowed = await as_async_request(throttle.allow_user)(user)
     return None if allowed else throttle
 
 

@@ -19,7 +19,6 @@ from ..calls import CallOptions
 from ..deprecation import moved_names
 from .arguments import Arguments
 from .envelope import ToolResult
-from .unit_of_work import EXPECTED_VERSION_ARGUMENT as _EXPECTED_VERSION_ARGUMENT
 from .unit_of_work import run_tool_call
 
 
@@ -84,10 +83,5 @@ def tools_of(collection: type) -> dict[str, ToolSpec]:
 
 __getattr__ = moved_names(
     __name__,
-    {
-        "EXPECTED_VERSION_ARGUMENT": (
-            "workspace.tools.unit_of_work.EXPECTED_VERSION_ARGUMENT",
-            _EXPECTED_VERSION_ARGUMENT,
-        )
-    },
+    {"EXPECTED_VERSION_ARGUMENT": "workspace.tools.unit_of_work.EXPECTED_VERSION_ARGUMENT"},
 )

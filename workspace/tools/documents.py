@@ -126,4 +126,4 @@ def numbered(lines: list[str], first: int, last: int) -> list[str]:
     return [f"{number}\t{lines[number - 1]}" for number in range(max(first, 1), last + 1)]
 
 
-__getattr__ = moved_names(__name__, {"FROM_1": ("workspace.tools.documents.LINE_NUMBER_SCHEMA", LINE_NUMBER_SCHEMA)})
+__getattr__ = moved_names(__name__, {"FROM_1": "workspace.tools.documents.LINE_NUMBER_SCHEMA"})
