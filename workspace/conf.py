@@ -1,11 +1,11 @@
 """The app's settings, each read from Django settings on every access so that
 ``override_settings`` just works."""
 
-from typing import Any
+from typing import Any, Generic, TypeVar, overload
 
 from django.conf import settings
 
-DEFAULTS = {
+DEFAULTS: dict[str, Any] = {
     "WORKSPACE_MAX_DOCUMENT_CHARS": 1_000_000,
     "WORKSPACE_ACCESS_POLICY": "workspace.access.deny_all",
     "WORKSPACE_TOOL_COLLECTIONS": ["workspace.tools.documents.DocumentTools"],
@@ -18,63 +18,62 @@ DEFAULTS = {
 }
 
 
+T = TypeVar("T")
+
+
+class Setting(Generic[T]):
+    """One ``WORKSPACE_*`` setting of ``Settings``: its value in Django's
+    settings, else its default, read on every access."""
+
+    def __init__(self, name: str):
+        self.name = name
+
+    @overload
+    def __get__(self, instance: None, owner: type) -> "Setting[T]": ...
+    @overload
+    def __get__(self, instance: object, owner: type) -> T: ...
+    def __get__(self, instance: object, owner: type) -> "T | Setting[T]":
+        if instance is None:
+            return self
+        value: T = getattr(settings, self.name, DEFAULTS[self.name])
+        return value
+
+
 class Settings:
     """The ``WORKSPACE_*`` settings, each with its default, read on every access."""
 
-    @property
-    def MAX_DOCUMENT_CHARS(self) -> int:
-        """Most characters (code points) a document may hold."""
-        return self._get("WORKSPACE_MAX_DOCUMENT_CHARS")
+    MAX_DOCUMENT_CHARS = Setting[int]("WORKSPACE_MAX_DOCUMENT_CHARS")
+    """Most characters (code points) a document may hold."""
 
-    @property
-    def ACCESS_POLICY(self) -> str:
-        """Dotted path to a callable ``(user, thread_id, action) -> bool`` (or one of two arguments)."""
-        return self._get("WORKSPACE_ACCESS_POLICY")
+    ACCESS_POLICY = Setting[str]("WORKSPACE_ACCESS_POLICY")
+    """Dotted path to a callable ``(user, thread_id, action) -> bool`` (or one of two arguments)."""
 
-    @property
-    def TOOL_COLLECTIONS(self) -> list[str]:
-        """Dotted paths to the tool collections served over HTTP."""
-        return self._get("WORKSPACE_TOOL_COLLECTIONS")
+    TOOL_COLLECTIONS = Setting[list[str]]("WORKSPACE_TOOL_COLLECTIONS")
+    """Dotted paths to the tool collections served over HTTP."""
 
-    @property
-    def EVENT_MAX_CHARS(self) -> int:
-        """Longest ``text`` or ``content`` a live event carries; a longer one is
-        left out (``"omitted": true``) and clients fetch the document instead."""
-        return self._get("WORKSPACE_EVENT_MAX_CHARS")
+    EVENT_MAX_CHARS = Setting[int]("WORKSPACE_EVENT_MAX_CHARS")
+    """Longest ``text`` or ``content`` a live event carries; a longer one is left
+    out (``"omitted": true``) and clients fetch the document instead."""
 
-    @property
-    def REVISION_KEEP_DAYS(self) -> int | None:
-        """Days of history ``prune_revisions`` keeps when not told otherwise; None: all."""
-        return self._get("WORKSPACE_REVISION_KEEP_DAYS")
+    REVISION_KEEP_DAYS = Setting[int | None]("WORKSPACE_REVISION_KEEP_DAYS")
+    """Days of history ``prune_revisions`` keeps when not told otherwise; None: all."""
 
-    @property
-    def RATE_WRITES(self) -> str | None:
-        """Tool calls per user, in DRF's notation (``600/min``); None: no limit."""
-        return self._get("WORKSPACE_RATE_WRITES")
+    RATE_WRITES = Setting[str | None]("WORKSPACE_RATE_WRITES")
+    """Tool calls per user, in DRF's notation (``600/min``); None: no limit."""
 
-    @property
-    def RATE_READS(self) -> str | None:
-        """Reads (document, revisions, tools) per user, in DRF's notation; None: no limit."""
-        return self._get("WORKSPACE_RATE_READS")
+    RATE_READS = Setting[str | None]("WORKSPACE_RATE_READS")
+    """Reads (document, revisions, tools) per user, in DRF's notation; None: no limit."""
 
-    @property
-    def MAX_STREAMS_PER_USER(self) -> int:
-        """Event streams one user may hold open at once, across all processes with Redis."""
-        return self._get("WORKSPACE_MAX_STREAMS_PER_USER")
+    MAX_STREAMS_PER_USER = Setting[int]("WORKSPACE_MAX_STREAMS_PER_USER")
+    """Event streams one user may hold open at once, across all processes with Redis."""
 
-    @property
-    def MCP_MAX_SESSIONS_PER_USER(self) -> int:
-        """MCP sessions (2025 protocols) one user may hold open at once in one server process."""
-        return self._get("WORKSPACE_MCP_MAX_SESSIONS_PER_USER")
+    MCP_MAX_SESSIONS_PER_USER = Setting[int]("WORKSPACE_MCP_MAX_SESSIONS_PER_USER")
+    """MCP sessions (2025 protocols) one user may hold open at once in one server process."""
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:
         """Whether the host named a policy (unset, every request is denied: a warning)."""
         return hasattr(settings, "WORKSPACE_ACCESS_POLICY")
-
-    @staticmethod
-    def _get(name: str) -> Any:
-        return getattr(settings, name, DEFAULTS[name])
 
 
 conf = Settings()

@@ -11,6 +11,7 @@ applied in about a millisecond (``bench/history.py``). Lines are split at
 ``"\\n"`` only, as ``str.split`` does, whatever other line breaks they hold.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 
@@ -74,32 +75,30 @@ class Rebuilt:
 
 
 def _common_prefix_length(a: str, b: str) -> int:
-    """How many characters ``a`` and ``b`` share at their start: compared in
-    blocks of doubling size, then halving within the first block that differs."""
-    limit, start, step = min(len(a), len(b)), 0, 64
-    while start < limit:
-        end = min(start + step, limit)
-        if a[start:end] != b[start:end]:
-            while end - start > 1:  # a[:start] == b[:start]; they differ before end
-                middle = (start + end) // 2
-                if a[start:middle] == b[start:middle]:
-                    start = middle
-                else:
-                    end = middle
-            return start
-        start, step = end, step * 2
-    return limit
+    """How many characters ``a`` and ``b`` share at their start."""
+    return _shared_length(lambda start, end: a[start:end] == b[start:end], min(len(a), len(b)))
 
 
 def _common_suffix_length(a: str, b: str, limit: int) -> int:
     """How many characters (at most ``limit``) ``a`` and ``b`` share at their end."""
-    length_a, length_b, start, step = len(a), len(b), 0, 64
+    length_a, length_b = len(a), len(b)
+    return _shared_length(
+        lambda start, end: a[length_a - end : length_a - start] == b[length_b - end : length_b - start], limit
+    )
+
+
+def _shared_length(same: Callable[[int, int], bool], limit: int) -> int:
+    """The length (at most ``limit``) of the run two texts share from one end,
+    where ``same(start, end)`` compares their characters ``start`` to ``end``
+    counted from that end: compared in blocks of doubling size, then halving
+    within the first block that differs (a few dozen comparisons for a megabyte)."""
+    start, step = 0, 64
     while start < limit:
         end = min(start + step, limit)
-        if a[length_a - end : length_a - start] != b[length_b - end : length_b - start]:
-            while end - start > 1:
+        if not same(start, end):
+            while end - start > 1:  # the first start characters are shared; they differ before end
                 middle = (start + end) // 2
-                if a[length_a - middle : length_a - start] == b[length_b - middle : length_b - start]:
+                if same(start, middle):
                     start = middle
                 else:
                     end = middle

@@ -21,6 +21,7 @@ from .deprecation import moved_names
 from .events import link_authentication
 from .events.stream import stream_response
 from .exceptions import RETRY_AFTER_SECONDS, InvalidArguments
+from .models import WorkingDocument
 from .preconditions import parse_idempotency_key, parse_if_match
 from .repository import WorkspaceRepository
 from .request_body import size_chunked_body, tool_arguments
@@ -96,14 +97,15 @@ class DocumentView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [ReadRateThrottle]
 
-    class OutputSerializer(serializers.Serializer):
-        thread_id = serializers.CharField()
-        title = serializers.CharField()
-        content = serializers.CharField()
-        length = serializers.IntegerField()
-        version = serializers.IntegerField()
-        created_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
-        updated_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
+    class OutputSerializer(serializers.ModelSerializer):
+        # ISO 8601 whatever the host's DATETIME_FORMAT
+        created_at = serializers.DateTimeField(format=ISO_8601)
+        updated_at = serializers.DateTimeField(format=ISO_8601)
+
+        class Meta:
+            model = WorkingDocument
+            fields = ["thread_id", "title", "content", "length", "version", "created_at", "updated_at"]
+            extra_kwargs = {name: {"required": True} for name in fields}  # every answer has them all
 
     def get(self, request: Request, thread_id: str) -> Response:
         document = WorkspaceRepository.get_document(thread_id)
