@@ -153,10 +153,23 @@ class PushpinServer(Server):
             database_url, command, GRIP_URL=f"http://127.0.0.1:{publish_port}", GRIP_KEY=key, **environment
         )
         try:
-            self._start_pushpin(key, publish_port)
+            for attempt in range(3):
+                try:
+                    self._start_pushpin(key, publish_port)
+                    break
+                except RuntimeError as error:
+                    # A port free_port() found was taken before Pushpin bound it
+                    # (an outgoing connection's port, say): again, on new ports.
+                    if "unable to bind" not in str(error) or attempt == 2:
+                        raise
+                    self.stop_pushpin()
         except BaseException:
             self.origin.stop()
             raise
+
+    def stop_pushpin(self) -> None:
+        super().stop()
+        self.directory.cleanup()
 
     def _start_pushpin(self, key: str, publish_port: int) -> None:
         from deploy.pushpin import write_config
@@ -201,9 +214,8 @@ class PushpinServer(Server):
         return f"{super().output()}\n--- origin:\n{self.origin.output()}"
 
     def stop(self) -> None:
-        super().stop()
+        self.stop_pushpin()
         self.origin.stop()
-        self.directory.cleanup()
 
 
 def process_tree(pid: int) -> list[int]:

@@ -11,7 +11,7 @@ from django.core import checks
 
 import workspace
 from workspace import asgi as workspace_asgi
-from workspace.events.handover import streams
+from workspace.events.handover import HeldStreams
 from workspace.mcp.asgi import WorkspaceASGI
 
 
@@ -56,7 +56,7 @@ def test_with_workspace_serves_the_streams_and_mcp_around_the_hosts_application(
         pass
 
     application = workspace_asgi.with_workspace(host)
-    assert isinstance(application, WorkspaceASGI) and type(application.django) is type(streams(host))
+    assert isinstance(application, WorkspaceASGI) and type(application.django) is HeldStreams
     assert application.django.django is host
 
 
@@ -66,7 +66,7 @@ def test_without_the_mcp_extra_with_workspace_serves_the_streams_only(monkeypatc
 
     monkeypatch.setattr(workspace_asgi, "mcp_installed", lambda: False)
     application = workspace_asgi.with_workspace(host)
-    assert type(application) is type(streams(host)) and application.django is host
+    assert type(application) is HeldStreams and application.django is host
 
 
 def test_the_checks_are_registered_by_ready_not_by_importing_the_module():
