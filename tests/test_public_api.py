@@ -3,6 +3,7 @@
 checks in ``ready()``, and the paths that moved keep working with a warning."""
 
 import importlib
+import importlib.util
 import subprocess
 import sys
 
@@ -67,6 +68,17 @@ def test_without_the_mcp_extra_with_workspace_serves_the_streams_only(monkeypatc
     monkeypatch.setattr(workspace_asgi, "mcp_installed", lambda: False)
     application = workspace_asgi.with_workspace(host)
     assert type(application) is HeldStreams and application.django is host
+
+
+def test_an_mcp_of_another_generation_leaves_the_streams_served_and_mcp_off(monkeypatch, caplog):
+    async def host(scope, receive, send):
+        pass
+
+    real_find_spec = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: None if name == "mcp_types" else real_find_spec(name))
+    application = workspace_asgi.with_workspace(host)
+    assert type(application) is HeldStreams and application.django is host
+    assert "not the SDK 2.x" in caplog.text
 
 
 def test_the_checks_are_registered_by_ready_not_by_importing_the_module():

@@ -281,3 +281,18 @@ def test_a_restore_of_the_current_content_is_still_recorded(changes):
     assert change.version == 2
     assert [(change.version, change.text) for change in changes] == [(2, "kept")]
     assert Revision.objects.get(document__thread_id="again", version=2).restored_from == 1
+
+
+@pytest.mark.django_db
+def test_a_failed_precondition_check_in_the_hosts_transaction_leaves_that_transaction_usable():
+    from django.db import transaction
+
+    from workspace.preconditions import ExpectedVersions
+    from workspace.repository import check_precondition
+
+    WorkspaceRepository.upsert_document("hosted", "a\n")
+    with transaction.atomic():
+        with pytest.raises(PreconditionFailed):
+            check_precondition("hosted", ExpectedVersions.exactly(5))
+        # Rolled back to its own savepoint only: the host goes on.
+        assert WorkspaceRepository.get_document("hosted").version == 1

@@ -21,9 +21,12 @@ It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 """
 
 import importlib.util
+import logging
 
 from .asgi_types import ASGIApplication
 from .events.handover import hold_streams
+
+logger = logging.getLogger(__name__)
 
 
 def with_workspace(django_application: ASGIApplication) -> ASGIApplication:
@@ -39,5 +42,12 @@ def with_workspace(django_application: ASGIApplication) -> ASGIApplication:
 
 
 def mcp_installed() -> bool:
-    """Whether the ``mcp`` extra (the MCP SDK) is installed."""
-    return importlib.util.find_spec("mcp") is not None
+    """Whether the ``mcp`` extra (the MCP SDK 2.x, which brings ``mcp_types``) is
+    installed. An ``mcp`` of another generation, installed for something else,
+    is left alone (logged): the streams are served, MCP is not."""
+    if importlib.util.find_spec("mcp") is None:
+        return False
+    if importlib.util.find_spec("mcp_types") is None:
+        logger.warning("the installed mcp package is not the SDK 2.x of the mcp extra: MCP is not served")
+        return False
+    return True

@@ -2,7 +2,7 @@
 
 Four places turn them into answers: ``ToolResult.failure`` (the failure
 envelope of every tool call, over Python and HTTP), the HTTP views' exception
-handler (``views``, for the other endpoints), the MCP endpoint (``mcp.asgi``,
+handler (``failures``, for the other endpoints), the MCP endpoint (``mcp.asgi``,
 its refusals over HTTP), and LangChain (``langchain``, a
 ``ToolMessage`` with ``status="error"`` made from the envelope)."""
 

@@ -328,6 +328,7 @@ class WorkspaceSchemaView(AppOwnDefaults, FailuresAsEnvelope, SpectacularAPIView
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     permission_classes = [permissions.IsAuthenticated]
     generator_class = WorkspaceSchemaGenerator
+    serve_public = True  # every endpoint, whatever the host's SERVE_PUBLIC (its views check their own access)
 
 
 class WorkspaceDocsView(AppOwnDefaults, SpectacularRedocView):

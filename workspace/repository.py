@@ -1,4 +1,5 @@
-"""Every write of ``WorkingDocument``: the only module that changes a document.
+"""The public writes of ``WorkingDocument`` (``WorkspaceRepository``): every
+change of a document starts here, and ``writes`` carries it out under the row lock.
 
 Each change and its ``Revision`` are written in one transaction, so history
 (and the live events replayed from it) holds exactly the changes that
@@ -19,7 +20,7 @@ from datetime import datetime
 from django.db import router, transaction
 
 from . import edits, history, pruning, writes
-from .calls import Author, ExpectedVersions, WriteContext, write_context
+from .calls import Author, ExpectedVersions, WriteContext, current_call, write_context
 from .deprecation import moved_names
 from .exceptions import DocumentNotFound, InvalidArguments, PreconditionFailed
 from .models import WorkingDocument
@@ -34,14 +35,16 @@ __all__ = ["TITLE_MAX_LENGTH", "WRITE_ATTEMPTS", "WorkspaceRepository", "atomic"
 WRITE_ATTEMPTS = 3
 
 
-def atomic(savepoint: bool = True) -> transaction.Atomic:
+def atomic(savepoint: bool | None = None) -> transaction.Atomic:
     """The transaction a write of the app runs in, on the documents' database.
 
-    No savepoint inside a tool's transaction (``savepoint=False``): a failure
+    No savepoint inside a tool's transaction (the default there): a failure
     rolls the whole call back anyway, and a savepoint costs two statements.
-    Called from the host's own transaction, a failed write rolls back to its
-    savepoint only.
+    Called from the host's own transaction (the default outside a tool call),
+    a failed write rolls back to its savepoint only.
     """
+    if savepoint is None:
+        savepoint = current_call() is None
     return transaction.atomic(using=router.db_for_write(WorkingDocument), savepoint=savepoint)
 
 
@@ -186,7 +189,7 @@ class WorkspaceRepository:
 def check_precondition(thread_id: str, expected: ExpectedVersions) -> None:
     """For a call whose tool wrote nothing: is the document (still) at ``expected``?
     Checked under the row lock, in the call's transaction."""
-    with atomic(savepoint=False):
+    with atomic():
         writes.lock_at(thread_id, expected)
 
 

@@ -36,3 +36,5 @@ REST_FRAMEWORK = {
     "DATETIME_FORMAT": "%d.%m.%Y %H:%M",
     "DEFAULT_SCHEMA_CLASS": "drf_spectacular.openapi.AutoSchema",
 }
+# The host's own schema shows each user what they may use; the app's shows every endpoint.
+SPECTACULAR_SETTINGS = {"SERVE_PUBLIC": False}

@@ -91,6 +91,12 @@ def test_a_user_with_a_uuid_key_and_a_254_character_email_uses_every_endpoint(ap
     assert api.get(f"{API}/threads/long/revisions/2/").json()["text"] == "b\n"
 
 
+def test_the_hosts_serve_public_false_still_gives_the_apps_whole_schema(api):
+    schema = api.get(f"{API}/schema/")
+    assert schema.status_code == 200, schema.content[:300]
+    assert "/threads/{thread_id}/tools/update_document/" in schema.json()["paths"]
+
+
 @pytest.mark.django_db(transaction=True)
 def test_a_user_with_a_long_email_watches_the_event_stream_and_the_hosts_throttles_do_not_count_streams(token):
     command = [part.replace("project.asgi:", "tests.hosts.asgi:") for part in Server.UVICORN]
