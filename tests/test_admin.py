@@ -159,6 +159,16 @@ def test_the_history_filters_by_actor_and_by_tool(client, admin_user, edited):
     assert 'revisions/3/">3</a>' not in by_tool and 'revisions/1/">1</a>' not in by_tool
 
 
+def test_the_history_filters_by_source(client, admin_user, edited):
+    WorkspaceRepository.restore("thread-42", 2, actor="editor", reason="Back.", source="person")
+    client.force_login(admin_user)
+    by_person = client.get(history_url(edited), {"source": "person"}).content.decode()
+    assert 'revisions/5/">5</a>' in by_person and 'revisions/4/">4</a>' not in by_person
+    by_agent = client.get(history_url(edited), {"source": "agent"}).content.decode()
+    assert 'revisions/4/">4</a>' in by_agent and 'revisions/5/">5</a>' not in by_agent
+    assert "<td>person</td>" in by_person
+
+
 def test_a_revision_shows_its_content_and_an_escaped_diff(client, admin_user, edited):
     client.force_login(admin_user)
     page = client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()
@@ -190,6 +200,7 @@ def test_staff_with_the_change_permission_restore_a_version(client, edited):
     assert stored("thread-42")["content"].endswith("\nline two")
     restore = Revision.objects.get(document=edited, version=5)
     assert (restore.op, restore.restored_from, restore.actor, restore.tool) == ("restore", 2, "staffer", None)
+    assert restore.source == "person"  # a person restored it, not an agent
 
 
 def test_staff_without_the_change_permission_cannot_restore(client, edited):

@@ -71,6 +71,10 @@ def test_each_op_sends_its_event(server, token):
         "title": "Plan",
         "length": 7,
         "content": "# Plan\n",
+        "actor": "agent-owner",
+        "source": "agent",
+        "tool": "update_document",
+        "action_and_reasoning": WHY,
     }
     assert append.json() == {
         "thread_id": "ops",
@@ -79,6 +83,10 @@ def test_each_op_sends_its_event(server, token):
         "title": "Plan",
         "length": 15,
         "text": "- step 😀",
+        "actor": "agent-owner",
+        "source": "agent",
+        "tool": "append_to_document",
+        "action_and_reasoning": WHY,
     }
     # Ids are opaque: each names the thread's channels, and they grow.
     ids = [dict(part.rsplit(":", 1) for part in event.id.split(",")) for event in (update, append)]
@@ -141,7 +149,11 @@ def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(s
     missed = [event for event in replay.quiet(event_type=None, seconds=1) if event.type in ("artifact", "document")]
     assert sorted((event.type, event.data) for event in missed) == [
         ("artifact", '{"tool": "make_chart", "artifact": {"kind": "chart", "points": [3, 1]}}'),
-        ("document", '{"thread_id": "art", "version": 2, "op": "append", "title": "", "length": 2, "text": "b"}'),
+        (
+            "document",
+            '{"thread_id": "art", "version": 2, "op": "append", "title": "", "length": 2, "text": "b", '
+            f'"actor": null, "source": "agent", "tool": "append_to_document", "action_and_reasoning": "{WHY}"}}',
+        ),
     ]
     replay.close()
 
@@ -492,6 +504,10 @@ def test_an_event_too_large_to_carry_says_omitted(server, token):
         "title": "",
         "length": 70_000,
         "omitted": True,
+        "actor": "agent-owner",
+        "source": "agent",
+        "tool": "update_document",
+        "action_and_reasoning": WHY,
     }
     assert append.json()["text"] == "!"
     stream.close()
@@ -773,11 +789,13 @@ def test_events_too_large_to_carry_say_omitted_live_and_on_replay(server, token)
     replay.close()
 
     common = {"thread_id": "omitted", "title": ""}
+    by = {"actor": "agent-owner", "source": "agent", "action_and_reasoning": WHY}
+    updated, appended = {**by, "tool": "update_document"}, {**by, "tool": "append_to_document"}
     expected = [
-        {**common, "version": 2, "op": "update", "length": 70_000, "omitted": True},
-        {**common, "version": 3, "op": "update", "length": 40_000, "omitted": True},
-        {**common, "version": 4, "op": "append", "length": 80_000, "omitted": True},
-        {**common, "version": 5, "op": "append", "length": 80_001, "text": "!"},
+        {**common, "version": 2, "op": "update", "length": 70_000, "omitted": True, **updated},
+        {**common, "version": 3, "op": "update", "length": 40_000, "omitted": True, **updated},
+        {**common, "version": 4, "op": "append", "length": 80_000, "omitted": True, **appended},
+        {**common, "version": 5, "op": "append", "length": 80_001, "text": "!", **appended},
     ]
     assert [event.json() for event in live] == expected
     assert [event.json() for event in replayed] == expected

@@ -202,11 +202,30 @@ def test_events_leave_out_text_over_the_limit():
     WorkspaceRepository.upsert_document("limit", content="c" * 11)
     with override_settings(WORKSPACE_EVENT_MAX_CHARS=10):
         events = ThreadEventStorage().get_events(document_channel("limit"), 0)
+    by = {"actor": None, "source": "agent", "tool": None, "action_and_reasoning": ""}
     assert [json.loads(event.data) for event in events] == [
-        {"thread_id": "limit", "version": 1, "op": "update", "title": "", "length": 10, "content": "a" * 10},
-        {"thread_id": "limit", "version": 2, "op": "append", "title": "", "length": 21, "omitted": True},
-        {"thread_id": "limit", "version": 3, "op": "update", "title": "", "length": 11, "omitted": True},
+        {"thread_id": "limit", "version": 1, "op": "update", "title": "", "length": 10, "content": "a" * 10, **by},
+        {"thread_id": "limit", "version": 2, "op": "append", "title": "", "length": 21, "omitted": True, **by},
+        {"thread_id": "limit", "version": 3, "op": "update", "title": "", "length": 11, "omitted": True, **by},
     ]
+
+
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_events_say_who_made_each_change_and_why_with_long_reasons_cut():
+    long_reason = "why " * 400  # 1,600 characters
+    WorkspaceRepository.upsert_document("who", content="a", actor="ann", reason="Typed it.", source="person")
+    WorkspaceRepository.append_document("who", "b", actor="bot", reason=long_reason)
+    WorkspaceRepository.append_document("who", "c", actor="bot", reason="x" * 1000)
+    events = [json.loads(event.data) for event in ThreadEventStorage().get_events(document_channel("who"), 0)]
+    assert [(e["actor"], e["source"], e["tool"]) for e in events] == [
+        ("ann", "person", None),
+        ("bot", "agent", None),
+        ("bot", "agent", None),
+    ]
+    assert events[0]["action_and_reasoning"] == "Typed it." and "reason_truncated" not in events[0]
+    assert events[1]["action_and_reasoning"] == long_reason[:1000] and events[1]["reason_truncated"] is True
+    assert events[2]["action_and_reasoning"] == "x" * 1000 and "reason_truncated" not in events[2]
 
 
 # The storage gives its connection back after each read: outside a test transaction.

@@ -38,6 +38,7 @@ def test_the_list_gives_every_field_but_the_text_in_version_order(api, written):
         "action_and_reasoning",
         "actor",
         "tool",
+        "source",
         "restored_from",
         "created_at",
     }
@@ -49,6 +50,7 @@ def test_the_list_gives_every_field_but_the_text_in_version_order(api, written):
         "action_and_reasoning": "Item 0.",
         "actor": "agent-owner",
         "tool": "append_to_document",
+        "source": "agent",
         "restored_from": None,
     }
     assert body["results"][5]["op"] == "restore" and body["results"][5]["restored_from"] == 2

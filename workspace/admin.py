@@ -143,17 +143,18 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     def history_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
     ) -> TemplateResponse:
-        """The document's revisions, newest first, filtered by actor and tool."""
+        """The document's revisions, newest first, filtered by actor, tool and source."""
         document = self._document(request, object_id)
         revisions = document.revisions.defer("text").order_by("-version")
-        filters = {name: request.GET[name] for name in ("actor", "tool") if request.GET.get(name)}
+        filters = {name: request.GET[name] for name in ("actor", "tool", "source") if request.GET.get(name)}
         for name, value in filters.items():
             revisions = revisions.filter(**{name: None if value == NO_VALUE_CHOICE else value})
         page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("p"))
-        choices = {
+        choices: dict[str, Any] = {
             name: document.revisions.order_by(name).values_list(name, flat=True).distinct()[:50]
             for name in ("actor", "tool")
         }
+        choices["source"] = Revision.Source.values
         context = {
             **self.admin_site.each_context(request),
             "title": f"History of {document}",
@@ -206,6 +207,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
                 number,
                 actor=request.user.get_username(),
                 reason=f"Restored version {number} in the admin.",
+                source=Revision.Source.PERSON,
             )
         except WorkspaceError as error:
             messages.error(request, str(error))

@@ -20,6 +20,9 @@ from .preconditions import IDEMPOTENCY_KEY_PATTERN, ExpectedVersions
 
 __all__ = [
     "IDEMPOTENCY_KEY_PATTERN",
+    "AGENT",
+    "PERSON",
+    "SOURCES",
     "Author",
     "CallOptions",
     "ExpectedVersions",
@@ -61,13 +64,20 @@ class CallOptions:
         return ExpectedVersions.exactly(version) if isinstance(version, int) else version
 
 
+AGENT = "agent"
+PERSON = "person"
+SOURCES = (AGENT, PERSON)
+
+
 @dataclass(frozen=True)
 class Author:
-    """Who made a change and why, as its revision records it."""
+    """Who made a change and why, as its revision records it: ``source`` is
+    ``"agent"`` for a tool call's change, ``"person"`` for a person's."""
 
     reason: str
     actor: str | None
     tool: str | None
+    source: str = AGENT
 
 
 @dataclass(frozen=True)
@@ -112,12 +122,16 @@ def current_call() -> ToolCall | None:
     return _current.get()
 
 
-def write_context(reason: str | None = None, actor: str | None = None) -> WriteContext:
+def write_context(reason: str | None = None, actor: str | None = None, source: str = AGENT) -> WriteContext:
     """What a write takes from the current call (claiming its precondition);
-    outside a tool call, the ``reason`` and ``actor`` given and no precondition."""
+    outside a tool call, the ``reason``, ``actor`` and ``source`` given and no
+    precondition. The one place a change's source is decided: inside a tool
+    call it is always ``"agent"``."""
+    if source not in SOURCES:
+        raise InvalidArguments(f"source must be one of {', '.join(SOURCES)}, got {source!r:.40}")
     call = current_call()
     if call is None:
-        return WriteContext(Author(reason=reason or "", actor=actor, tool=None))
+        return WriteContext(Author(reason=reason or "", actor=actor, tool=None, source=source))
     return WriteContext(call.author(reason, actor), call.claim_precondition(), in_tool_call=True)
 
 

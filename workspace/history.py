@@ -6,7 +6,7 @@ from contextlib import nullcontext
 
 from django.db import DatabaseError, connections, router, transaction
 from django.db.models import Case, F, Max, Subquery, TextField, Value, When
-from django.db.models.functions import Length
+from django.db.models.functions import Length, Substr
 
 from .exceptions import DocumentNotFound, RevisionNotFound
 from .models import Revision, Snapshot, WorkingDocument
@@ -14,6 +14,9 @@ from .splices import Rebuilt
 from .validation import validate_thread_id
 
 logger = logging.getLogger(__name__)
+
+# How much of a change's action_and_reasoning its event carries.
+EVENT_REASON_CHARS = 1000
 
 # What a list of revisions shows: every field but the changed text.
 LISTED_FIELDS = [
@@ -24,6 +27,7 @@ LISTED_FIELDS = [
     "action_and_reasoning",
     "actor",
     "tool",
+    "source",
     "restored_from",
     "created_at",
 ]
@@ -188,9 +192,23 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
     if after:
         anchor = Revision.objects.filter(pk=after, document__thread_id=thread_id).values("version")
         revisions = revisions.filter(version__gte=Subquery(anchor))
+    # One character more than an event carries: enough to tell that it was cut.
+    reason = Substr("action_and_reasoning", 1, EVENT_REASON_CHARS + 1)
     rows = list(
-        revisions.annotate(text_chars=Length("text"), short_text=short_text).values(
-            "pk", "document_id", "version", "op", "title", "length", "short_text", "splice_line", "base_version"
+        revisions.annotate(text_chars=Length("text"), short_text=short_text, reason=reason).values(
+            "pk",
+            "document_id",
+            "version",
+            "op",
+            "title",
+            "length",
+            "short_text",
+            "splice_line",
+            "base_version",
+            "actor",
+            "source",
+            "tool",
+            "reason",
         )[: limit + 1]
     )
     if after:
@@ -213,6 +231,10 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
             "title": row["title"],
             "length": row["length"],
             "text": contents.get(row["version"]) if row["splice_line"] is not None else row["short_text"],
+            "actor": row["actor"],
+            "source": row["source"],
+            "tool": row["tool"],
+            "action_and_reasoning": row["reason"],
         }
         for row in rows
     ]

@@ -54,6 +54,13 @@ class Revision(models.Model):
         EDIT = "edit"
         RESTORE = "restore"
 
+    class Source(models.TextChoices):
+        """Who made a change: an agent (a tool call) or a person (the person's
+        endpoints, the panel, the admin)."""
+
+        AGENT = "agent"
+        PERSON = "person"
+
     document = models.ForeignKey(WorkingDocument, on_delete=models.CASCADE, related_name="revisions")
     version = models.PositiveIntegerField()
     op = models.CharField(max_length=16, choices=Op.choices)
@@ -69,6 +76,14 @@ class Revision(models.Model):
     # users by longer usernames (an email address holds up to 254 characters).
     actor = models.TextField(null=True, blank=True, help_text="Who made the change: the user's username.")
     tool = models.CharField(max_length=128, null=True, blank=True, help_text="The tool that made it.")
+    # A database default too: raw INSERTs (bench/append.py) need not name it.
+    source = models.CharField(
+        max_length=8,
+        choices=Source.choices,
+        default=Source.AGENT,
+        db_default=Source.AGENT,
+        help_text="Agent or person.",
+    )
     restored_from = models.PositiveIntegerField(null=True, blank=True)
     # A change stored as a splice: where it starts in the content before it
     # (0-based line, split at "\n", and column) and how many characters it removed.

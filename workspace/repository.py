@@ -20,7 +20,7 @@ from datetime import datetime
 from django.db import router, transaction
 
 from . import edits, history, pruning, writes
-from .calls import Author, ExpectedVersions, WriteContext, current_call, write_context
+from .calls import AGENT, Author, ExpectedVersions, WriteContext, current_call, write_context
 from .deprecation import moved_names
 from .exceptions import DocumentNotFound, InvalidArguments, PreconditionFailed
 from .models import WorkingDocument
@@ -66,6 +66,7 @@ class WorkspaceRepository:
         expected_version: int | None = None,
         reason: str | None = None,
         actor: str | None = None,
+        source: str = AGENT,
     ) -> DocumentChange:
         """Replace the content (and the title, unless ``title`` is None); create if missing.
 
@@ -80,7 +81,7 @@ class WorkspaceRepository:
         check_text("content", content)
         check_size(len(content), "content has")
         check_title(title)
-        context = write_context(reason, actor)
+        context = write_context(reason, actor, source)
         with atomic(savepoint=not context.in_tool_call):
             expected = _expected_by_upsert(thread_id, context.expected, expected_version)
             if expected is None:
@@ -91,7 +92,7 @@ class WorkspaceRepository:
 
     @staticmethod
     def append_document(
-        thread_id: str, text: str, *, reason: str | None = None, actor: str | None = None
+        thread_id: str, text: str, *, reason: str | None = None, actor: str | None = None, source: str = AGENT
     ) -> DocumentChange:
         """Concatenate ``text`` onto the content in the database; create the document if missing.
 
@@ -101,7 +102,7 @@ class WorkspaceRepository:
         validate_thread_id(thread_id)
         check_text("text", text)
         check_size(len(text), "text has")
-        context = write_context(reason, actor)
+        context = write_context(reason, actor, source)
         with atomic(savepoint=not context.in_tool_call):
             if text and context.expected is None:
                 # The common case: one locking UPDATE, no read before it.
@@ -121,6 +122,7 @@ class WorkspaceRepository:
         expected_version: int | None = None,
         reason: str | None = None,
         actor: str | None = None,
+        source: str = AGENT,
     ) -> tuple[DocumentChange, int, int]:
         """Replace ``old`` (verbatim, once unless ``replace_all``) by ``new``, reading
         and writing under the row lock; return the change, how many were
@@ -132,7 +134,7 @@ class WorkspaceRepository:
         check_text("new_str", new)
         if not old:
             raise InvalidArguments("old_str is empty: to add text at the end, use append_to_document")
-        context = write_context(reason, actor)
+        context = write_context(reason, actor, source)
         with atomic(savepoint=not context.in_tool_call):
             document = WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).first()
             current = document.version if document else 0
@@ -155,18 +157,27 @@ class WorkspaceRepository:
         return change, replaced, first
 
     @staticmethod
-    def restore(thread_id: str, version: int, *, reason: str | None = None, actor: str | None = None) -> DocumentChange:
+    def restore(
+        thread_id: str,
+        version: int,
+        *,
+        reason: str | None = None,
+        actor: str | None = None,
+        source: str = AGENT,
+        expected_version: int | None = None,
+    ) -> DocumentChange:
         """Make the content and title of ``version`` the current ones, as a new
         revision, even when they are the current ones already: a restore is
         an explicit act, and history shows it."""
         validate_thread_id(thread_id)
-        context = write_context(reason, actor)
+        context = write_context(reason, actor, source)
         with atomic(savepoint=not context.in_tool_call):
             document = WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).first()
             if document is None:
                 raise DocumentNotFound(f"thread {thread_id!r} has no document")
-            if context.expected is not None:
-                writes.check_version(context.expected, document.version)
+            for expected in (context.expected, expected_version):
+                if expected is not None:
+                    writes.check_version(expected, document.version)
             revision, content = history.revision_with_content(document, version)
             check_size(len(content), "the restored document would have")
             return writes.write_content(

@@ -13,7 +13,8 @@ from django.dispatch import Signal
 class DocumentChange:
     """One change, as recorded in its revision: the document's state after it,
     and what changed (``text``: the appended chunk for ``append``, the whole new
-    content otherwise), so that applying changes in ``version`` order rebuilds the content."""
+    content otherwise), so that applying changes in ``version`` order rebuilds the content;
+    and who made it, how and why (``actor``, ``source``, ``tool``, ``action_and_reasoning``)."""
 
     thread_id: str
     op: str
@@ -21,6 +22,10 @@ class DocumentChange:
     title: str
     length: int
     text: str
+    actor: str | None = None
+    source: str = "agent"
+    tool: str | None = None
+    action_and_reasoning: str = ""
 
 
 # Sent after every change, with ``change``: a ``DocumentChange``.

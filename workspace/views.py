@@ -21,7 +21,7 @@ from .deprecation import moved_names
 from .events import link_authentication
 from .events.stream import stream_response
 from .exceptions import RETRY_AFTER_SECONDS, InvalidArguments
-from .models import WorkingDocument
+from .models import Revision, WorkingDocument
 from .preconditions import parse_idempotency_key, parse_if_match
 from .repository import WorkspaceRepository
 from .request_body import size_chunked_body, tool_arguments
@@ -120,6 +120,8 @@ class RevisionSerializer(serializers.Serializer):
     action_and_reasoning = serializers.CharField()
     actor = serializers.CharField(allow_null=True)
     tool = serializers.CharField(allow_null=True)
+    # A field named like Field.source: DRF's metaclass takes it out of the class.
+    source = serializers.ChoiceField(choices=Revision.Source.choices)  # type: ignore[assignment]
     restored_from = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
 

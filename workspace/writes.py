@@ -110,8 +110,8 @@ def create_unless_present(thread_id: str, content: str, title: str | None, autho
 
 def _record_creation(document: WorkingDocument, author: Author) -> DocumentChange:
     """Record the revision of a document just created, a whole copy, and announce it."""
-    change = DocumentChange(
-        document.thread_id, "update", document.version, document.title, document.length, document.content
+    change = _change(
+        document.thread_id, "update", document.version, document.title, document.length, document.content, author
     )
     Revision.objects.create(
         document_id=document.pk,
@@ -123,9 +123,19 @@ def _record_creation(document: WorkingDocument, author: Author) -> DocumentChang
         action_and_reasoning=author.reason,
         actor=author.actor,
         tool=author.tool,
+        source=author.source,
         base_version=change.version,
     )
     return _announced(change)
+
+
+def _change(
+    thread_id: str, op: str, version: int, title: str, length: int, text: str, author: Author
+) -> DocumentChange:
+    """The ``DocumentChange`` of a change written, with who made it, how and why."""
+    return DocumentChange(
+        thread_id, op, version, title, length, text, author.actor, author.source, author.tool, author.reason
+    )
 
 
 def _announced(change: DocumentChange) -> DocumentChange:
@@ -141,6 +151,7 @@ def _revision_of(author: Author, now: Any, **values: Any) -> dict[str, Any]:
         "action_and_reasoning": author.reason,
         "actor": author.actor,
         "tool": author.tool,
+        "source": author.source,
         "created_at": now,  # the time the document row records too
     }
 
@@ -171,7 +182,7 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
         return None
     if row["base_version"] == row["version"]:  # due: the content now is the next whole copy
         statements.snapshot_content(sql, row["id"])
-    return _announced(DocumentChange(thread_id, "append", row["version"], row["title"], row["length"], text))
+    return _announced(_change(thread_id, "append", row["version"], row["title"], row["length"], text, author))
 
 
 class _Locked(NamedTuple):
@@ -252,7 +263,7 @@ def write_content(
         zip(("splice_line", "splice_column", "splice_removed"), _splice_columns(splice, whole), strict=True)
     )
     statements.update_and_record(sql, update, [*parameters, document.id], revision)
-    return _announced(DocumentChange(thread_id, "update", version, title, length, content))
+    return _announced(_change(thread_id, "update", version, title, length, content, author))
 
 
 def _splice_columns(splice: Splice, whole: bool) -> tuple[int | None, int | None, int | None]:

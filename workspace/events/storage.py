@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from .. import history
 from ..conf import conf
+from ..history import EVENT_REASON_CHARS
 from ..internals.django_eventstream import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
 from ..signals import DocumentChange
 from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX
@@ -25,7 +26,10 @@ ARTIFACTS_KEPT_FOR = timedelta(hours=24)
 
 def document_event_data(thread_id: str, change: dict) -> dict:
     """A ``document`` event from a change (``version, op, title, length, text``;
-    ``text`` None when too long to carry: the event then says ``"omitted": true``)."""
+    ``text`` None when too long to carry: the event then says ``"omitted": true``;
+    and ``actor, source, tool, action_and_reasoning``, the reason cut to its first
+    ``EVENT_REASON_CHARS`` characters, then with ``"reason_truncated": true``).
+    The one builder of these events: live, replayed from the revisions, to Pushpin."""
     op = "append" if change["op"] == "append" else "update"  # an edit or a restore replaces the content
     data = {
         "thread_id": thread_id,
@@ -38,6 +42,15 @@ def document_event_data(thread_id: str, change: dict) -> dict:
         data["omitted"] = True
     else:
         data["text" if op == "append" else "content"] = change["text"]
+    reason = change["action_and_reasoning"] or ""
+    data |= {
+        "actor": change["actor"],
+        "source": change["source"],
+        "tool": change["tool"],
+        "action_and_reasoning": reason[:EVENT_REASON_CHARS],
+    }
+    if len(reason) > EVENT_REASON_CHARS:
+        data["reason_truncated"] = True
     return data
 
 
