@@ -33,12 +33,14 @@ class FailuresAsEnvelope(APIView):
             logger.exception("%s %s failed", self.request.method, self.request.path)
             exc = ToolFailed("the server failed to handle this request")
         retry_after = getattr(exc, "retry_after", None)
+        extras = exc.envelope_extras() if isinstance(exc, WorkspaceError) else {}
         if isinstance(exc, WorkspaceError):
             exc = as_api_exception(exc)
         response = super().handle_exception(exc)
         if retry_after and not response.has_header("Retry-After"):
             response["Retry-After"] = str(retry_after)
-        response.data = failure_envelope(detail_text(response.data))  # one shape for every failure
+        # One shape for every failure, with what the error adds (a 412's current_version).
+        response.data = {**failure_envelope(detail_text(response.data)), **extras}
         return response
 
     def may_write(self) -> bool:

@@ -32,13 +32,22 @@ class JSONOnly(BaseContentNegotiation):
 
 
 class CanAccessThread(permissions.BasePermission):
-    """A valid thread id (else 400), then the access policy (else 403)."""
+    """A valid thread id (else 400), then the access policy (else 403): asked
+    ``"write"`` for a request that may change something (the view's
+    ``may_write()``: a method that is not safe, or a tool that is not read-only),
+    ``"read"`` otherwise."""
 
     message = "You may not use this thread."
 
     def has_permission(self, request: Request, view: APIView) -> bool:
         thread_id = validate_thread_id(view.kwargs["thread_id"])
-        return can_access(request.user, thread_id)
+        may_write = getattr(view, "may_write", None)
+        action = "write" if may_write is not None and may_write() else "read"
+        if can_access(request.user, thread_id, action):
+            return True
+        if action == "write" and can_access(request.user, thread_id, "read"):
+            self.message = "You may read this thread but not change it."  # type: ignore[misc]
+        return False
 
 
 # What the host's REST_FRAMEWORK defaults must not change in the app's views:

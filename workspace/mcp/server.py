@@ -17,6 +17,7 @@ from mcp.server import Server
 from mcp.shared.exceptions import MCPError
 from rest_framework.throttling import SimpleRateThrottle
 
+from ..access import can_access
 from ..async_bridge import as_async_request
 from ..calls import CallOptions
 from ..exceptions import DatabaseUnavailable, DocumentNotFound
@@ -139,6 +140,9 @@ def _describe(spec: ToolSpec) -> types.Tool:
 
 def _throttled_invoke(tool: RegisteredTool, caller: Caller, arguments: dict[str, Any]) -> ToolResult:
     """The tool call, counted against the user's rate of tool calls as over HTTP."""
+    if not tool.spec.read_only and not can_access(caller.user, caller.thread_id, "write"):
+        logger.info("%s on thread %.128r: may not write (403)", tool.spec.name, caller.thread_id)
+        return ToolResult(failure_envelope("You may read this thread but not change it."), 403)
     throttle = WriteRateThrottle()
     if not throttle.allow_user(caller.user):
         logger.info("%s on thread %.128r: over the rate (429)", tool.spec.name, caller.thread_id)
