@@ -295,6 +295,7 @@ class EventStream:
     def __init__(self, server: Server, path: str, headers: dict[str, str], paused: bool = False):
         """``paused``: read nothing until ``resume()``, through a small receive
         buffer, like a client on a slow link."""
+        self.server = server
         self.connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
         if paused:
             sock = socket.socket()
@@ -343,7 +344,9 @@ class EventStream:
         while True:
             remaining = deadline - time.monotonic()
             if remaining <= 0:
-                raise TimeoutError(f"no {event_type!r} event within {timeout} s")
+                # What the server said, so that a failure in CI names its cause.
+                output = self.server.output()[-4000:] if hasattr(self.server, "output") else ""
+                raise TimeoutError(f"no {event_type!r} event within {timeout} s; the server's output ends:\n{output}")
             try:
                 event = self.events.get(timeout=remaining)
             except queue.Empty:

@@ -1,0 +1,129 @@
+"""The three-way merge of a person's edit with the agents' changes since it started."""
+
+import time
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from workspace.merging import MAX_CONFLICTS, merge_text, merge_title
+
+
+def test_an_append_while_a_person_edits_another_line_merges():
+    base = "# Trip\n- flights\n- hotel\n"
+    current = base + "- museums\n"  # an agent appended
+    yours = "# Lisbon trip\n- flights\n- hotel\n"  # the person renamed the heading
+
+    merged = merge_text(base, current, yours)
+
+    assert merged.text == "# Lisbon trip\n- flights\n- hotel\n- museums\n"
+    assert merged.conflicts == []
+
+
+def test_an_append_to_a_last_line_without_newline_merges_with_an_edit_above():
+    merged = merge_text("a\nb", "a\nb and more", "A\nb")
+
+    assert merged.text == "A\nb and more"
+
+
+def test_both_sides_changing_one_line_differently_is_a_conflict_with_its_three_sides():
+    base = "# Trip\n- flights\n- hotel\n"
+    current = "# Trip\n- flights on Monday\n- hotel\n"
+    yours = "# Trip\n- flights on Tuesday\n- hotel\n"
+
+    merged = merge_text(base, current, yours)
+
+    assert merged.text is None
+    assert [(c.base, c.current, c.yours) for c in merged.conflicts] == [
+        ("- flights\n", "- flights on Monday\n", "- flights on Tuesday\n")
+    ]
+
+
+def test_both_sides_making_the_same_change_merge_once():
+    merged = merge_text("a\nb\n", "a\nB\nc\n", "a\nB\nc\n")
+
+    assert merged.text == "a\nB\nc\n"
+
+
+def test_conflicts_are_given_twenty_at_most():
+    base = "".join(f"{n}\n" for n in range(100))
+    current = "".join(f"{n} current\n" if n % 2 == 0 else f"{n}\n" for n in range(100))
+    yours = "".join(f"{n} yours\n" if n % 2 == 0 else f"{n}\n" for n in range(100))
+
+    merged = merge_text(base, current, yours)
+
+    assert merged.text is None
+    assert len(merged.conflicts) == MAX_CONFLICTS
+    assert merged.conflicts[0].current == "0 current\n"
+
+
+def test_a_title_changed_on_one_side_keeps_that_change_and_on_both_conflicts():
+    assert merge_title("Trip", "Trip", "Lisbon").text == "Lisbon"
+    assert merge_title("Trip", "Plan", "Trip").text == "Plan"
+    assert merge_title("Trip", "Plan", "Lisbon").conflicts[0].yours == "Lisbon"
+
+
+def test_a_document_built_to_slow_the_diff_merges_within_the_deadline():
+    base = "".join(f"line {n}\n" for n in range(100_000))  # about 1 MB
+    current = base + "appended\n"
+    yours = "".join(reversed(lines_of(base)))  # every line moved: no long common run
+
+    started = time.monotonic()
+    merged = merge_text(base, current, yours)
+
+    assert time.monotonic() - started < 5  # patience diff: about 30 ms here; difflib took 7 s (bench/merge.py)
+    assert merged.text is None or "appended\n" in merged.text
+
+
+def lines_of(text: str) -> list[str]:
+    return text.splitlines(keepends=True)
+
+
+# The property: a base of distinct lines; since it, the agents (current) and
+# the person (yours) each replaced, inserted or deleted lines.
+
+Line = st.integers(min_value=0, max_value=10**9)
+
+
+@st.composite
+def edited(draw, base: list[str], side: str) -> list[str]:
+    """``base`` with some runs of lines replaced, deleted or inserted before; new lines are unique to ``side``."""
+    out = list(base)
+    for n in range(draw(st.integers(0, 4))):
+        at = draw(st.integers(0, len(out)))
+        removed = draw(st.integers(0, min(3, len(out) - at)))
+        added = [f"{side}-{n}-{k}\n" for k in range(draw(st.integers(0, 3)))]
+        out[at : at + removed] = added
+    if draw(st.booleans()):  # an agent's append
+        out.append(f"{side}-appended\n")
+    return out
+
+
+@st.composite
+def three_versions(draw):
+    base = [f"base-{n}\n" for n in range(draw(st.integers(0, 30)))]
+    return base, draw(edited(base, "current")), draw(edited(base, "yours"))
+
+
+@settings(max_examples=400, deadline=None)
+@given(three_versions())
+def test_a_clean_merge_keeps_every_change_of_both_sides_and_a_conflict_names_its_regions(versions):
+    base, current, yours = versions
+
+    merged = merge_text("".join(base), "".join(current), "".join(yours))
+
+    if merged.clean:
+        result = lines_of(merged.text)
+        assert len(result) == len(set(result)), "a line taken twice"
+        removed = (set(base) - set(current)) | (set(base) - set(yours))
+        assert set(result) == (set(base) - removed) | set(current) - set(base) | set(yours) - set(base)
+        for side in (current, yours):  # each side's lines keep their order
+            kept = [line for line in result if line in side]
+            assert kept == [line for line in side if line in kept]
+    else:
+        assert merged.conflicts
+        for conflict in merged.conflicts:
+            assert conflict.current != conflict.yours
+            assert conflict.base != conflict.current and conflict.base != conflict.yours
+            for region, side in ((conflict.base, base), (conflict.current, current), (conflict.yours, yours)):
+                assert region in "".join(side)
+                assert region == "" or region.endswith("\n")
