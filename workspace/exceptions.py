@@ -116,3 +116,32 @@ class DeletedWhileWriting(WorkspaceError):
 
     status_code = 409
     default_code = "deleted_while_writing"
+
+
+class PreconditionRequired(WorkspaceError):
+    """A person's edit without ``If-Match``: the version it started from is needed to merge it."""
+
+    status_code = 428
+    default_code = "precondition_required"
+
+
+class EditConflict(WorkspaceError):
+    """A person's edit and the changes since it started changed the same lines
+    differently; nothing changed. ``conflicts``: each region's three sides, as
+    dicts of ``base``, ``current`` and ``yours``."""
+
+    status_code = 409
+    default_code = "edit_conflict"
+
+    def __init__(self, current: int, conflicts: list[dict[str, str]]) -> None:
+        regions = "region" if len(conflicts) == 1 else "regions"
+        super().__init__(
+            f"your edit and the changes made since it started (the document is at version {current}) "
+            f"changed the same lines differently ({len(conflicts)} {regions}); nothing was changed: "
+            "resolve the conflicts and save again from the current version"
+        )
+        self.current_version = current
+        self.conflicts = conflicts
+
+    def envelope_extras(self) -> dict:
+        return {"current_version": self.current_version, "conflicts": self.conflicts}

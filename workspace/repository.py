@@ -19,8 +19,8 @@ from datetime import datetime
 
 from django.db import router, transaction
 
-from . import edits, history, pruning, writes
-from .calls import AGENT, Author, ExpectedVersions, WriteContext, current_call, write_context
+from . import edits, history, person_edits, pruning, writes
+from .calls import AGENT, PERSON, Author, ExpectedVersions, WriteContext, current_call, write_context
 from .deprecation import moved_names
 from .exceptions import DocumentNotFound, InvalidArguments, PreconditionFailed
 from .models import WorkingDocument
@@ -49,6 +49,10 @@ def atomic(savepoint: bool | None = None) -> transaction.Atomic:
 
 
 class WorkspaceRepository:
+    """Every write takes ``reason`` and ``actor`` (a tool call's own, inside
+    one) and ``source``: ``"agent"`` (the default) or ``"person"`` for a
+    change a person made; inside a tool call a change is always an agent's."""
+
     @staticmethod
     def get_document(thread_id: str) -> WorkingDocument:
         validate_thread_id(thread_id)
@@ -164,11 +168,12 @@ class WorkspaceRepository:
         reason: str | None = None,
         actor: str | None = None,
         source: str = AGENT,
-        expected_version: int | None = None,
+        expected_version: int | ExpectedVersions | None = None,
     ) -> DocumentChange:
         """Make the content and title of ``version`` the current ones, as a new
         revision, even when they are the current ones already: a restore is
-        an explicit act, and history shows it."""
+        an explicit act, and history shows it. With ``expected_version``, only
+        if the document is at it (checked under the row lock)."""
         validate_thread_id(thread_id)
         context = write_context(reason, actor, source)
         with atomic(savepoint=not context.in_tool_call):
@@ -190,6 +195,35 @@ class WorkspaceRepository:
                 restored_from=version,
                 even_if_unchanged=True,
             )
+
+    @staticmethod
+    def save_person_edit(
+        thread_id: str,
+        content: str,
+        title: str | None = None,
+        *,
+        based_on: int,
+        reason: str | None = None,
+        actor: str | None = None,
+    ) -> tuple[DocumentChange, bool]:
+        """A person's edit of the whole content (and the title, unless None),
+        started from version ``based_on`` (0: no document yet): applied at the
+        current version, merged by lines with the changes made since an older
+        kept one (``person_edits``); return the change and whether it was
+        merged. ``EditConflict`` (409) when both changed the same lines,
+        ``PreconditionFailed`` (412) when ``based_on`` is not kept; then nothing
+        changes. Recorded with ``source`` "person"."""
+        validate_thread_id(thread_id)
+        check_text("content", content)
+        check_size(len(content), "content has")
+        check_title(title)
+        if isinstance(based_on, bool) or not isinstance(based_on, int) or based_on < 0:
+            raise InvalidArguments(f"based_on must be a non-negative integer, got {based_on!r:.40}")
+        context = write_context(reason, actor, PERSON)
+        with atomic(savepoint=not context.in_tool_call):
+            if context.expected is not None:
+                writes.lock_at(thread_id, context.expected)
+            return person_edits.save(thread_id, content, title, based_on, context.author)
 
     @staticmethod
     def prune_revisions(before: datetime, batch: int = 1000) -> int:

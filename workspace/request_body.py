@@ -34,16 +34,16 @@ def size_chunked_body(request: HttpRequest) -> None:
         stream.seek(0)
 
 
-def tool_arguments(request: Request) -> dict:
-    """The body as the JSON object of a tool's arguments; InvalidArguments (400)
-    or DocumentTooLarge (413) saying what is wrong with it."""
+def tool_arguments(request: Request, what: str = "the tool's arguments") -> dict:
+    """The body as the JSON object of a tool's arguments (or of ``what``);
+    InvalidArguments (400) or DocumentTooLarge (413) saying what is wrong with it."""
     try:
         arguments = request.data
     except RecursionError:
         raise InvalidArguments("the request body is nested too deeply") from None
     except ParseError as error:
         raise InvalidArguments(
-            "the request body must be a JSON object of the tool's arguments, sent with "
+            f"the request body must be a JSON object of {what}, sent with "
             f"Content-Type: application/json ({detail_text(error.detail)[:200]})"
         ) from None
     except RequestDataTooBig:
@@ -52,5 +52,5 @@ def tool_arguments(request: Request) -> dict:
             f"(DATA_UPLOAD_MAX_MEMORY_SIZE = {settings.DATA_UPLOAD_MAX_MEMORY_SIZE} bytes)"
         ) from None
     if not isinstance(arguments, dict):
-        raise InvalidArguments("the request body must be a JSON object of the tool's arguments")
+        raise InvalidArguments(f"the request body must be a JSON object of {what}")
     return arguments

@@ -46,7 +46,7 @@ class CanAccessThread(permissions.BasePermission):
         if can_access(request.user, thread_id, action):
             return True
         if action == "write" and can_access(request.user, thread_id, "read"):
-            self.message = "You may read this thread but not change it."  # type: ignore[misc]
+            self.message = "You may read this thread but not change it."
         return False
 
 

@@ -15,7 +15,7 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import history, parameters
+from . import edit_request, history, parameters, people
 from .calls import CallOptions
 from .deprecation import moved_names
 from .events import link_authentication
@@ -40,6 +40,7 @@ __all__ = [
     "MAX_REVISIONS_PER_PAGE",
     "RevisionDetailView",
     "RevisionListView",
+    "RevisionRestoreView",
     "RevisionSerializer",
     "ToolCallView",
     "ToolListView",
@@ -97,6 +98,13 @@ class DocumentView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [ReadRateThrottle]
 
+    def get_throttles(self) -> list[Any]:
+        return [WriteRateThrottle()] if self.may_write() else super().get_throttles()
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        size_chunked_body(request)
+        return super().initialize_request(request, *args, **kwargs)
+
     class OutputSerializer(serializers.ModelSerializer):
         # ISO 8601 whatever the host's DATETIME_FORMAT
         created_at = serializers.DateTimeField(format=ISO_8601)
@@ -110,6 +118,61 @@ class DocumentView(WorkspaceView):
     def get(self, request: Request, thread_id: str) -> Response:
         document = WorkspaceRepository.get_document(thread_id)
         return Response(self.OutputSerializer(document).data, headers={"ETag": f'"{document.version}"'})
+
+    def put(self, request: Request, thread_id: str) -> Response:
+        """A person's edit, started from the version ``If-Match`` names: applied,
+        merged with the changes since, or refused (SPEC section 8)."""
+        based_on = edit_request.based_on(request.headers.get("If-Match"))
+        content, title, reason = edit_request.body(tool_arguments(request, "content, title and action_and_reasoning"))
+        user = request.user.get_username()
+        reason = reason if reason is not None else f"Edited by {user}."
+
+        def write() -> dict:
+            change, merged = WorkspaceRepository.save_person_edit(
+                thread_id, content, title, based_on=based_on, reason=reason, actor=user
+            )
+            return {**self.OutputSerializer(WorkspaceRepository.get_document(thread_id)).data, "merged": merged}
+
+        arguments = {"content": content, "title": title, "action_and_reasoning": reason, "based_on": based_on}
+        return _answer(people.run(user, _idempotency_key(request), thread_id, "PUT document/", arguments, write))
+
+
+def _idempotency_key(request: Request) -> str | None:
+    return parse_idempotency_key(request.headers.get("Idempotency-Key"))
+
+
+def _answer(answer: people.Answer) -> Response:
+    """A person's write answered: the document, its ETag, and whether it was replayed."""
+    headers = {"ETag": f'"{answer.body["version"]}"'}
+    if answer.replayed:
+        headers["Idempotent-Replayed"] = "true"
+    return Response(answer.body, status=answer.status_code, headers=headers)
+
+
+class RevisionRestoreView(WorkspaceView):
+    """A person's restore of a kept version, as a new revision."""
+
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    throttle_classes = [WriteRateThrottle]
+
+    def post(self, request: Request, thread_id: str, version: str) -> Response:
+        number = parameters.non_negative_integer("version", version)
+        expected = parse_if_match(request.headers.get("If-Match"))
+        user = request.user.get_username()
+
+        def write() -> dict:
+            WorkspaceRepository.restore(
+                thread_id,
+                number,
+                reason=f"Restored version {number} by {user}.",
+                actor=user,
+                source=Revision.Source.PERSON,
+                expected_version=expected,
+            )
+            return dict(DocumentView.OutputSerializer(WorkspaceRepository.get_document(thread_id)).data)
+
+        arguments = {"version": number, "if_match": request.headers.get("If-Match")}
+        return _answer(people.run(user, _idempotency_key(request), thread_id, "POST restore/", arguments, write))
 
 
 class RevisionSerializer(serializers.Serializer):

@@ -1,0 +1,45 @@
+"""A person's writes over HTTP (``PUT document/``, ``POST revisions/<v>/restore/``),
+each run as a tool call is: in one transaction with its ``Idempotency-Key``,
+claimed first and answered from its record on a retry (``idempotency``).
+
+The views read and check the request; this runs the write and stores the
+answer in the write's own transaction, so both commit or neither does.
+"""
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import router, transaction
+
+from . import idempotency
+from .models import WorkingDocument
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a person's write answers: its status and body, and whether it
+    is the stored answer of an earlier request with the same key."""
+
+    status_code: int
+    body: dict[str, Any]
+    replayed: bool = False
+
+
+def run(
+    owner: str, key: str | None, thread_id: str, request: str, arguments: dict[str, Any], write: Callable[[], dict]
+) -> Answer:
+    """Run ``write`` (which answers the body of a success) in one transaction,
+    with the ``Idempotency-Key`` ``key`` of ``owner`` if any. ``request`` and
+    ``arguments`` name what is asked, so that the key reused for anything else
+    is refused (422). Any error rolls the write and the claim back."""
+    with transaction.atomic(using=router.db_for_write(WorkingDocument)):
+        claimed = None
+        if key is not None:
+            claimed = idempotency.claim(owner, key, idempotency.fingerprint(thread_id, request, arguments))
+            if claimed.envelope is not None:
+                return Answer(claimed.status_code, claimed.envelope, replayed=True)
+        body = write()
+        if claimed is not None:
+            idempotency.store_answer(claimed, 200, body)
+    return Answer(200, body)

@@ -1,0 +1,54 @@
+"""A person's edit of the whole document, started from an earlier version,
+written under the row lock: applied as it is at the current version, merged
+three ways by lines (``merging``) with the changes made since an older kept
+one, refused when the two overlap (``EditConflict``) or the version is not
+kept (``PreconditionFailed``). The merge is computed after the lock is taken,
+in the writing transaction, so no change slips in between."""
+
+from dataclasses import asdict
+
+from . import history, writes
+from .calls import Author
+from .exceptions import EditConflict, PreconditionFailed, RevisionNotFound
+from .merging import merge_text, merge_title
+from .models import WorkingDocument
+from .signals import DocumentChange
+from .validation import check_size
+
+
+def save(thread_id: str, content: str, title: str | None, based_on: int, author: Author) -> tuple[DocumentChange, bool]:
+    """Write the person's ``content`` (and ``title``, unless None) started from
+    version ``based_on`` (0: the thread had no document); return the change
+    and whether it was merged with changes made since."""
+    document = WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).first()
+    if document is None:
+        if based_on != 0:
+            raise PreconditionFailed(expected=based_on, current=0)
+        return writes.create(thread_id, content, title, author), False
+    if based_on == document.version:
+        return writes.write_content(document, thread_id, content, title, author, op="update"), False
+    base_content, base_title = _kept(document, based_on)
+    merged = merge_text(base_content, document.content, content)
+    merged_title = merge_title(base_title, document.title, title) if title is not None else None
+    conflicts = [*merged.conflicts, *(merged_title.conflicts if merged_title else [])]
+    if conflicts or merged.text is None:
+        raise EditConflict(document.version, [asdict(conflict) for conflict in conflicts])
+    check_size(len(merged.text), "the merged document would have")
+    new_title = merged_title.text if merged_title is not None else None
+    return writes.write_content(document, thread_id, merged.text, new_title, author, op="update"), True
+
+
+def _kept(document: WorkingDocument, version: int) -> tuple[str, str]:
+    """The content and title at ``version`` (0: none yet, empty); ``PreconditionFailed``
+    when it is newer than the current one or no longer kept."""
+    if version == 0:
+        return "", ""
+    if version > document.version:
+        raise PreconditionFailed(expected=version, current=document.version)
+    try:
+        revision, content = history.revision_with_content(document, version)
+    except RevisionNotFound:
+        raise PreconditionFailed(
+            expected=f"version {version}, which is no longer kept", current=document.version
+        ) from None
+    return content, revision.title
