@@ -2,6 +2,8 @@
 current version, merged three ways from an older kept one, refused on a
 conflict (409) or a version not kept (412), and nothing changed whenever refused."""
 
+import json
+
 import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
@@ -216,3 +218,18 @@ def test_an_unchanged_edit_makes_no_revision(api, written):
 def test_the_repository_refuses_a_bad_based_on():
     with pytest.raises(Exception, match="based_on"):
         WorkspaceRepository.save_person_edit("doc", "x", based_on=-1)
+
+
+# The storage gives its connection back after each read: outside a test transaction.
+@pytest.mark.django_db(transaction=True)
+def test_a_merged_edit_is_one_revision_and_one_event_of_the_person(api, written):
+    from workspace.events import ThreadEventStorage, document_channel
+
+    agent_appends("day four: market\n")
+    assert put(api, {"content": START.replace("beach", "river")}, 1).json()["merged"] is True
+    events = [event for event in ThreadEventStorage().get_events(document_channel("doc"), 0)]
+    assert len(events) == 3 == Revision.objects.filter(document__thread_id="doc").count()
+    last = json.loads(events[-1].data)
+    assert (last["version"], last["op"], last["source"], last["tool"]) == (3, "update", "person", None)
+    assert (last["actor"], last["action_and_reasoning"]) == ("agent-owner", "Edited by agent-owner.")
+    assert last["content"] == START.replace("beach", "river") + "day four: market\n"

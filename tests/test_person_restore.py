@@ -1,0 +1,95 @@
+"""A person's restore, POST threads/<id>/revisions/<version>/restore/ (SPEC
+section 8): a kept version made current again as a new revision of the person's."""
+
+import pytest
+from django.test import override_settings
+from django.urls import reverse
+from rest_framework.test import APIClient
+
+from workspace.models import Revision
+from workspace.tools import DocumentTools
+
+from .conftest import stored
+
+pytestmark = pytest.mark.django_db
+
+WHY = "Testing restores."
+
+
+@pytest.fixture
+def written(user):
+    """thread "doc": version 1 "first" (title One), version 2 "second" (title Two)."""
+    DocumentTools("doc", actor="planner").update_document(content="first", title="One", action_and_reasoning=WHY)
+    DocumentTools("doc", actor="planner").update_document(content="second", title="Two", action_and_reasoning=WHY)
+
+
+def restore(client, version, **headers):
+    url = reverse("workspace:revision-restore", kwargs={"thread_id": "doc", "version": version})
+    return client.post(url, **headers)
+
+
+def test_a_restore_makes_the_version_current_as_the_persons_revision(api, written):
+    response = restore(api, 1)
+
+    assert response.status_code == 200
+    body = response.json()
+    assert (body["content"], body["title"], body["version"]) == ("first", "One", 3)
+    assert set(body) == {"thread_id", "title", "content", "length", "version", "created_at", "updated_at"}
+    assert response["ETag"] == '"3"'
+    revision = Revision.objects.get(document__thread_id="doc", version=3)
+    assert (revision.op, revision.restored_from, revision.source) == ("restore", 1, "person")
+    assert (revision.actor, revision.tool) == ("agent-owner", None)
+    assert revision.action_and_reasoning == "Restored version 1 by agent-owner."
+    listed = api.get("/api/workspace/threads/doc/revisions/3/").json()
+    assert (listed["source"], listed["restored_from"]) == ("person", 1)
+
+
+def test_if_match_of_another_version_is_412_and_changes_nothing(api, written):
+    response = restore(api, 1, HTTP_IF_MATCH='"1"')
+    assert response.status_code == 412
+    assert response.json()["current_version"] == 2
+    assert stored("doc")["content"] == "second"
+    assert restore(api, 1, HTTP_IF_MATCH='"2"').status_code == 200
+
+
+def test_a_malformed_if_match_is_400(api, written):
+    assert restore(api, 1, HTTP_IF_MATCH="two").status_code == 400
+    assert stored("doc")["version"] == 2
+
+
+def test_a_version_not_kept_or_no_document_is_404(api, written):
+    assert restore(api, 9).status_code == 404
+    Revision.objects.filter(document__thread_id="doc", version=1).delete()
+    assert restore(api, 1).status_code == 404
+    url = reverse("workspace:revision-restore", kwargs={"thread_id": "none", "version": 1})
+    missing = api.post(url)
+    assert missing.status_code == 404 and missing.json()["success"] is False
+    assert stored("doc")["version"] == 2
+
+
+def test_a_bad_version_is_400(api, written):
+    assert restore(api, "x").status_code == 400
+
+
+def test_a_session_must_send_the_csrf_token(user, written):
+    client = APIClient(enforce_csrf_checks=True)
+    client.force_login(user)
+    refused = restore(client, 1)
+    assert refused.status_code == 403 and "CSRF" in refused.json()["error"]
+    client.cookies["csrftoken"] = "k" * 32
+    assert restore(client, 1, HTTP_X_CSRFTOKEN="k" * 32).status_code == 200
+
+
+def test_an_idempotency_key_restores_once(api, written):
+    first = restore(api, 1, HTTP_IDEMPOTENCY_KEY="r-1")
+    again = restore(api, 1, HTTP_IDEMPOTENCY_KEY="r-1")
+    assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
+    assert stored("doc")["version"] == 3
+    assert restore(api, 2, HTTP_IDEMPOTENCY_KEY="r-1").status_code == 422
+
+
+@override_settings(WORKSPACE_RATE_WRITES="1/min")
+def test_restores_count_against_the_write_rate(api, written):
+    assert restore(api, 1).status_code == 200
+    assert restore(api, 2).status_code == 429
+    assert stored("doc")["version"] == 3
