@@ -26,6 +26,7 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
         "/threads/{thread_id}/document/",
         "/threads/{thread_id}/revisions/",
         "/threads/{thread_id}/revisions/{version}/",
+        "/threads/{thread_id}/revisions/{version}/restore/",
         "/threads/{thread_id}/events/",
         "/threads/{thread_id}/mcp/",
         *tools,
@@ -54,6 +55,24 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
         assert all(if_match.search(value) for value in accepted)
         assert not any(if_match.search(value) for value in ['"x"', '*, "7"', '""', ", ,", '"7" "8"'])
     assert set(schema["components"]["securitySchemes"]) >= {"tokenAuth"}
+
+
+def test_the_schema_describes_a_persons_edit_and_restore(api):
+    paths = api.get("/api/workspace/schema/").json()["paths"]
+    edit = paths["/threads/{thread_id}/document/"]["put"]
+    assert {"200", "400", "403", "409", "412", "422", "428", "429"} <= set(edit["responses"])
+    body = edit["requestBody"]["content"]["application/json"]["schema"]
+    assert body["required"] == ["content"] and set(body["properties"]) == {"content", "title", "action_and_reasoning"}
+    if_match = next(parameter for parameter in edit["parameters"] if parameter["name"] == "If-Match")
+    assert if_match["required"] is True
+    assert re.search(if_match["schema"]["pattern"], '"7"') and not re.search(if_match["schema"]["pattern"], "*")
+    conflict = edit["responses"]["409"]["content"]["application/json"]["schema"]
+    assert set(conflict["properties"]["conflicts"]["items"]["properties"]) == {"base", "current", "yours"}
+    assert set(paths["/threads/{thread_id}/document/"]) == {"get", "put"}
+    restore = paths["/threads/{thread_id}/revisions/{version}/restore/"]
+    assert set(restore) == {"post"}
+    assert {"200", "403", "404", "412"} <= set(restore["post"]["responses"])
+    assert "requestBody" not in restore["post"]
 
 
 @pytest.mark.parametrize("accept", ["application/json", "application/vnd.oai.openapi+json", "*/*"])

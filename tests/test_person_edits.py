@@ -143,7 +143,9 @@ def test_a_malformed_if_match_is_400(api, written, if_match):
     [
         ({}, "content is required"),
         ({"content": 5}, "content must be a string"),
-        ({"content": "x", "title": None}, "title must be a string"),
+        ({"content": "x", "title": 5}, "title must be a string"),
+        ({"content": None}, "content must be a string"),
+        ({"content": "x", "action_and_reasoning": "a\x00b"}, "NUL"),
         ({"content": "x", "action_and_reasoning": "y" * 1001}, "at most 1000"),
         ({"content": "x", "color": "red"}, "unknown fields: color"),
         ({"content": "x" * 1_000_001}, "content has"),

@@ -6,6 +6,7 @@ from typing import Any
 
 from .exceptions import InvalidArguments, PreconditionRequired
 from .preconditions import parse_if_match
+from .validation import check_storable
 
 FIELDS = ("content", "title", "action_and_reasoning")
 MAX_REASON_CHARS = 1000
@@ -27,7 +28,7 @@ def based_on(if_match: str | None) -> int:
 
 
 def body(data: dict[str, Any]) -> tuple[str, str | None, str | None]:
-    """``content`` (required), ``title`` and ``action_and_reasoning`` (None when absent)."""
+    """``content`` (required), ``title`` and ``action_and_reasoning`` (None when absent or null)."""
     unknown = sorted(set(data) - set(FIELDS))
     if unknown:
         raise InvalidArguments(
@@ -36,9 +37,13 @@ def body(data: dict[str, Any]) -> tuple[str, str | None, str | None]:
     if "content" not in data:
         raise InvalidArguments("content is required: the whole text of the document as you edited it")
     for name in FIELDS:
-        if name in data and not isinstance(data[name], str):
+        if data.get(name) is not None and not isinstance(data[name], str):
             raise InvalidArguments(f"{name} must be a string, got {type(data[name]).__name__}")
+    if not isinstance(data["content"], str):
+        raise InvalidArguments("content must be a string, got null")
     reason = data.get("action_and_reasoning")
+    if reason is not None:
+        check_storable("action_and_reasoning", reason)
     if reason is not None and len(reason) > MAX_REASON_CHARS:
         raise InvalidArguments(f"action_and_reasoning has {len(reason)} characters; at most {MAX_REASON_CHARS}")
     return data["content"], data.get("title"), reason

@@ -25,7 +25,12 @@ from drf_spectacular.extensions import OpenApiViewExtension
 from drf_spectacular.generators import EndpointEnumerator, SchemaGenerator
 from drf_spectacular.openapi import AutoSchema
 from drf_spectacular.renderers import OpenApiJsonRenderer, OpenApiJsonRenderer2
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema, inline_serializer
+from drf_spectacular.utils import (
+    OpenApiParameter,
+    OpenApiResponse,
+    extend_schema,
+    inline_serializer,
+)
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 from rest_framework import permissions, serializers
 from rest_framework.schemas.generators import is_api_view
@@ -33,12 +38,13 @@ from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
 from . import views
+from .edit_request import MAX_REASON_CHARS
 from .failures import FailuresAsEnvelope
 from .preconditions import IDEMPOTENCY_KEY_SCHEMA_PATTERN, IF_MATCH_PATTERN, MAX_IF_MATCH_CHARS
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
 from .tools.exports import FORMATS
 from .tools.registry import registered_tools
-from .validation import THREAD_ID_PATTERN
+from .validation import THREAD_ID_PATTERN, TITLE_MAX_LENGTH
 from .view_defaults import AppOwnDefaults
 
 
@@ -138,15 +144,20 @@ def tool_call_responses() -> dict:
     }
 
 
-def documented(view: type[APIView], operation_id: str | None = None, **documentation: Any) -> type[APIView]:
+def documented(
+    view: type[APIView], operation_id: str | None = None, methods: dict | None = None, **documentation: Any
+) -> type[APIView]:
     """A subclass of ``view`` documented by ``extend_schema`` on drf-spectacular's
     AutoSchema, whatever the host's DEFAULT_SCHEMA_CLASS; its operation named
-    ``operation_id`` if given (extend_schema takes that name on methods only)."""
+    ``operation_id`` if given (extend_schema takes that name on methods only);
+    ``methods``: the documentation of each method, where they differ."""
     schema_class: type[AutoSchema] = AutoSchema
     if operation_id is not None:
         schema_class = type("NamedOperationSchema", (AutoSchema,), {"get_operation_id": lambda self: operation_id})
     subclass = type(view.__name__, (view,), {"schema": schema_class(), "__module__": view.__module__})
-    return extend_schema(**documentation)(subclass)
+    for name, each in (methods or {}).items():  # each within its method only
+        subclass = extend_schema(methods=[name.upper()], **each)(subclass)
+    return extend_schema(**documentation)(subclass) if documentation else subclass
 
 
 DOCUMENT_ETAG = OpenApiParameter(
@@ -168,6 +179,92 @@ REVISION_WITH_CONTENT = inline_serializer(
         "text": serializers.CharField(required=False, help_text="For an append: its text."),
     },
 )
+PERSON_WRITE_FAILURES = {
+    400: "The input is at fault: bad thread id, version, body, If-Match or Idempotency-Key.",
+    401: "No valid credentials.",
+    403: "The access policy does not let this user write the thread; or a session without its CSRF token.",
+    404: "No document, or no kept revision of that version.",
+    409: "A request with this Idempotency-Key still runs; or the document was deleted while this one wrote it.",
+    412: "The document is not at the version If-Match names, or that version is not kept (see current_version).",
+    422: "This Idempotency-Key was used for another request.",
+    429: "Over the rate of writes; see Retry-After.",
+    500: "The server is at fault.",
+    503: "The database is unavailable or busy; retry after Retry-After.",
+}
+EDIT_FAILURES = {
+    **PERSON_WRITE_FAILURES,
+    404: "Not found.",
+    409: PERSON_WRITE_FAILURES[409] + " Or your edit and the changes since it started changed the same lines "
+    "differently (see current_version and conflicts); nothing was changed.",
+    428: "If-Match is missing: the version the edit started from is required.",
+}
+CONFLICT_FAILURE = {
+    **FAILURE_SCHEMA,
+    "properties": {
+        **FAILURE_SCHEMA.get("properties", {}),
+        "current_version": {"type": "integer"},
+        "conflicts": {
+            "type": "array",
+            "maxItems": 20,
+            "items": _fields(base=STRING, current=STRING, yours=STRING),
+            "description": "Each region both sides changed: its text at the version the edit started from, "
+            "now, and in the edit.",
+        },
+    },
+}
+EDITED_DOCUMENT = inline_serializer(
+    "EditedDocument",
+    {
+        **views.DocumentView.OutputSerializer().get_fields(),
+        "merged": serializers.BooleanField(help_text="Whether the edit was merged with changes made since it started."),
+    },
+)
+EDIT_BODY = {
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["content"],
+    "properties": {
+        "content": {"type": "string", "description": "The whole text of the document as the person edited it."},
+        "title": {
+            "type": "string",
+            "nullable": True,
+            "maxLength": TITLE_MAX_LENGTH,
+            "description": "The title as edited; kept when absent or null.",
+        },
+        "action_and_reasoning": {
+            "type": "string",
+            "nullable": True,
+            "maxLength": MAX_REASON_CHARS,
+            "description": 'Why; default "Edited by <username>."',
+        },
+    },
+}
+EDIT_IF_MATCH = OpenApiParameter(
+    "If-Match",
+    {"type": "string", "pattern": r'^[ \t]*("[0-9]{1,18}"|[0-9]{1,18})[ \t]*$'},
+    OpenApiParameter.HEADER,
+    required=True,
+    description='"<version>": the version the edit started from ("0": the thread had no document). Missing: 428.',
+)
+RESTORE_IF_MATCH = OpenApiParameter(
+    "If-Match",
+    IF_MATCH.type,
+    OpenApiParameter.HEADER,
+    description='"<version>": restore only if the document is still at that version (else 412).',
+)
+
+
+def person_write_responses(ok: Any, failures: dict[int, str]) -> dict:
+    """``ok`` for 200, and each failure of a person's write, with the failure envelope (409: with conflicts)."""
+    return {
+        200: ok,
+        **{
+            status: OpenApiResponse(CONFLICT_FAILURE if status == 409 else FAILURE_SCHEMA, description=text)
+            for status, text in failures.items()
+        },
+    }
+
+
 EVENT_STREAM_RESPONSES = {
     (200, "text/event-stream"): OpenApiResponse(
         {"type": "string"}, description="The thread's `document` and `artifact` events, as Server-Sent Events."
@@ -201,8 +298,18 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
     (
         views.DocumentView,
         {
-            "parameters": [THREAD_ID, DOCUMENT_ETAG],
-            "responses": read_responses(views.DocumentView.OutputSerializer),
+            "methods": {
+                "get": {
+                    "parameters": [THREAD_ID, DOCUMENT_ETAG],
+                    "responses": read_responses(views.DocumentView.OutputSerializer),
+                },
+                "put": {
+                    "summary": "A person's edit, merged with the changes made since it started",
+                    "parameters": [THREAD_ID, EDIT_IF_MATCH, IDEMPOTENCY_KEY, DOCUMENT_ETAG],
+                    "request": {"application/json": EDIT_BODY},
+                    "responses": person_write_responses(EDITED_DOCUMENT, EDIT_FAILURES),
+                },
+            }
         },
     ),
     (
@@ -223,6 +330,22 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
             "operation_id": "threads_revision_retrieve",
             "parameters": [THREAD_ID, OpenApiParameter("version", VERSION, OpenApiParameter.PATH)],
             "responses": read_responses(REVISION_WITH_CONTENT),
+        },
+    ),
+    (
+        views.RevisionRestoreView,
+        {
+            "operation_id": "threads_revision_restore",
+            "summary": "A person's restore of a kept version, as a new revision",
+            "parameters": [
+                THREAD_ID,
+                OpenApiParameter("version", VERSION, OpenApiParameter.PATH),
+                RESTORE_IF_MATCH,
+                IDEMPOTENCY_KEY,
+                DOCUMENT_ETAG,
+            ],
+            "request": None,
+            "responses": person_write_responses(views.DocumentView.OutputSerializer, PERSON_WRITE_FAILURES),
         },
     ),
     (
