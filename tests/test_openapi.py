@@ -61,6 +61,7 @@ def test_the_schema_describes_a_persons_edit_and_restore(api):
     paths = api.get("/api/workspace/schema/").json()["paths"]
     edit = paths["/threads/{thread_id}/document/"]["put"]
     assert {"200", "400", "403", "409", "412", "422", "428", "429"} <= set(edit["responses"])
+    assert edit["requestBody"]["required"] is True
     body = edit["requestBody"]["content"]["application/json"]["schema"]
     assert body["required"] == ["content"] and set(body["properties"]) == {"content", "title", "action_and_reasoning"}
     if_match = next(parameter for parameter in edit["parameters"] if parameter["name"] == "If-Match")

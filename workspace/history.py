@@ -18,6 +18,12 @@ logger = logging.getLogger(__name__)
 # How much of a change's action_and_reasoning its event carries.
 EVENT_REASON_CHARS = 1000
 
+# What the document events of changes are made of, read in one query.
+EVENT_COLUMNS = (
+    *("pk", "document_id", "version", "op", "title", "length", "short_text", "splice_line", "base_version"),
+    *("actor", "source", "tool", "reason"),
+)
+
 # What a list of revisions shows: every field but the changed text.
 LISTED_FIELDS = [
     "version",
@@ -195,21 +201,9 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
     # One character more than an event carries: enough to tell that it was cut.
     reason = Substr("action_and_reasoning", 1, EVENT_REASON_CHARS + 1)
     rows = list(
-        revisions.annotate(text_chars=Length("text"), short_text=short_text, reason=reason).values(
-            "pk",
-            "document_id",
-            "version",
-            "op",
-            "title",
-            "length",
-            "short_text",
-            "splice_line",
-            "base_version",
-            "actor",
-            "source",
-            "tool",
-            "reason",
-        )[: limit + 1]
+        revisions.annotate(text_chars=Length("text"), short_text=short_text, reason=reason).values(*EVENT_COLUMNS)[
+            : limit + 1
+        ]
     )
     if after:
         if not rows or rows[0]["pk"] != after:

@@ -37,14 +37,14 @@ from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from . import openapi_people as people_documentation
 from . import views
-from .edit_request import MAX_REASON_CHARS
 from .failures import FailuresAsEnvelope
 from .preconditions import IDEMPOTENCY_KEY_SCHEMA_PATTERN, IF_MATCH_PATTERN, MAX_IF_MATCH_CHARS
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
 from .tools.exports import FORMATS
 from .tools.registry import registered_tools
-from .validation import THREAD_ID_PATTERN, TITLE_MAX_LENGTH
+from .validation import THREAD_ID_PATTERN
 from .view_defaults import AppOwnDefaults
 
 
@@ -179,92 +179,6 @@ REVISION_WITH_CONTENT = inline_serializer(
         "text": serializers.CharField(required=False, help_text="For an append: its text."),
     },
 )
-PERSON_WRITE_FAILURES = {
-    400: "The input is at fault: bad thread id, version, body, If-Match or Idempotency-Key.",
-    401: "No valid credentials.",
-    403: "The access policy does not let this user write the thread; or a session without its CSRF token.",
-    404: "No document, or no kept revision of that version.",
-    409: "A request with this Idempotency-Key still runs; or the document was deleted while this one wrote it.",
-    412: "The document is not at the version If-Match names, or that version is not kept (see current_version).",
-    422: "This Idempotency-Key was used for another request.",
-    429: "Over the rate of writes; see Retry-After.",
-    500: "The server is at fault.",
-    503: "The database is unavailable or busy; retry after Retry-After.",
-}
-EDIT_FAILURES = {
-    **PERSON_WRITE_FAILURES,
-    404: "Not found.",
-    409: PERSON_WRITE_FAILURES[409] + " Or your edit and the changes since it started changed the same lines "
-    "differently (see current_version and conflicts); nothing was changed.",
-    428: "If-Match is missing: the version the edit started from is required.",
-}
-CONFLICT_FAILURE = {
-    **FAILURE_SCHEMA,
-    "properties": {
-        **FAILURE_SCHEMA.get("properties", {}),
-        "current_version": {"type": "integer"},
-        "conflicts": {
-            "type": "array",
-            "maxItems": 20,
-            "items": _fields(base=STRING, current=STRING, yours=STRING),
-            "description": "Each region both sides changed: its text at the version the edit started from, "
-            "now, and in the edit.",
-        },
-    },
-}
-EDITED_DOCUMENT = inline_serializer(
-    "EditedDocument",
-    {
-        **views.DocumentView.OutputSerializer().get_fields(),
-        "merged": serializers.BooleanField(help_text="Whether the edit was merged with changes made since it started."),
-    },
-)
-EDIT_BODY = {
-    "type": "object",
-    "additionalProperties": False,
-    "required": ["content"],
-    "properties": {
-        "content": {"type": "string", "description": "The whole text of the document as the person edited it."},
-        "title": {
-            "type": "string",
-            "nullable": True,
-            "maxLength": TITLE_MAX_LENGTH,
-            "description": "The title as edited; kept when absent or null.",
-        },
-        "action_and_reasoning": {
-            "type": "string",
-            "nullable": True,
-            "maxLength": MAX_REASON_CHARS,
-            "description": 'Why; default "Edited by <username>."',
-        },
-    },
-}
-EDIT_IF_MATCH = OpenApiParameter(
-    "If-Match",
-    {"type": "string", "pattern": r'^[ \t]*("[0-9]{1,18}"|[0-9]{1,18})[ \t]*$'},
-    OpenApiParameter.HEADER,
-    required=True,
-    description='"<version>": the version the edit started from ("0": the thread had no document). Missing: 428.',
-)
-RESTORE_IF_MATCH = OpenApiParameter(
-    "If-Match",
-    IF_MATCH.type,
-    OpenApiParameter.HEADER,
-    description='"<version>": restore only if the document is still at that version (else 412).',
-)
-
-
-def person_write_responses(ok: Any, failures: dict[int, str]) -> dict:
-    """``ok`` for 200, and each failure of a person's write, with the failure envelope (409: with conflicts)."""
-    return {
-        200: ok,
-        **{
-            status: OpenApiResponse(CONFLICT_FAILURE if status == 409 else FAILURE_SCHEMA, description=text)
-            for status, text in failures.items()
-        },
-    }
-
-
 EVENT_STREAM_RESPONSES = {
     (200, "text/event-stream"): OpenApiResponse(
         {"type": "string"}, description="The thread's `document` and `artifact` events, as Server-Sent Events."
@@ -276,6 +190,15 @@ REVISION_LIMIT = OpenApiParameter(
     {"type": "integer", "minimum": 1, "maximum": views.MAX_REVISIONS_PER_PAGE},
     description="At most this many, 1 to 1,000 (default 100).",
 )
+
+# What the documentation of a person's writes shares with the others'.
+SHARED_PARAMETERS = {
+    "thread_id": THREAD_ID,
+    "version": OpenApiParameter("version", VERSION, OpenApiParameter.PATH),
+    "If-Match": IF_MATCH,
+    "Idempotency-Key": IDEMPOTENCY_KEY,
+    "ETag": DOCUMENT_ETAG,
+}
 
 # How each view of views.py is documented.
 DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
@@ -303,12 +226,7 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
                     "parameters": [THREAD_ID, DOCUMENT_ETAG],
                     "responses": read_responses(views.DocumentView.OutputSerializer),
                 },
-                "put": {
-                    "summary": "A person's edit, merged with the changes made since it started",
-                    "parameters": [THREAD_ID, EDIT_IF_MATCH, IDEMPOTENCY_KEY, DOCUMENT_ETAG],
-                    "request": {"application/json": EDIT_BODY},
-                    "responses": person_write_responses(EDITED_DOCUMENT, EDIT_FAILURES),
-                },
+                "put": people_documentation.edit(SHARED_PARAMETERS),
             }
         },
     ),
@@ -334,19 +252,7 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
     ),
     (
         views.RevisionRestoreView,
-        {
-            "operation_id": "threads_revision_restore",
-            "summary": "A person's restore of a kept version, as a new revision",
-            "parameters": [
-                THREAD_ID,
-                OpenApiParameter("version", VERSION, OpenApiParameter.PATH),
-                RESTORE_IF_MATCH,
-                IDEMPOTENCY_KEY,
-                DOCUMENT_ETAG,
-            ],
-            "request": None,
-            "responses": person_write_responses(views.DocumentView.OutputSerializer, PERSON_WRITE_FAILURES),
-        },
+        {"operation_id": "threads_revision_restore", **people_documentation.restore(SHARED_PARAMETERS)},
     ),
     (
         views.EventStreamView,
@@ -430,6 +336,9 @@ class WorkspaceSchemaGenerator(SchemaGenerator):
     def get_schema(self, request: HttpRequest | None = None, public: bool = False) -> dict:
         schema = with_a_path_per_tool(super().get_schema(request=request, public=public))
         schema["paths"]["/threads/{thread_id}/mcp/"] = MCP_PATH  # served outside DRF (workspace.mcp)
+        edit = schema["paths"].get("/threads/{thread_id}/document/", {}).get("put")
+        if edit is not None:  # its body is a schema of its own, not a serializer's: required said here
+            edit["requestBody"]["required"] = True
         if request is not None:  # served under whatever prefix the host chose
             prefix = request.path.removesuffix("schema/").rstrip("/")
             schema["servers"] = [{"url": prefix or "/"}]
