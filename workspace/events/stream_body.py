@@ -34,17 +34,21 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
     keeping the user's stream ``slot`` while it flows and freeing it after."""
     _give_back_the_request_thread()
     listener = feed.current().listen(event_request.channels)  # before reading: no change falls between
+    # "stream-open" goes with the first read's answer, not before it: a client
+    # that acts once the stream is open must see its change arrive, and a
+    # stream that has not read where it starts would count the change as past.
+    opening = OPENING
     try:
-        yield OPENING
         while True:
             # Read the storage: at the start, after a gap, and page by page.
             try:
                 response = await _read_storage(event_request)
             except EventPermissionError as error:
-                yield sse_encode_error("forbidden", str(error), extra={"channels": error.channels}).encode()
+                yield opening + sse_encode_error("forbidden", str(error), extra={"channels": error.channels}).encode()
                 return
             last_ids = dict(response.channel_last_ids)
-            chunk = _encode_read(response, last_ids)
+            chunk = opening + _encode_read(response, last_ids)
+            opening = b""
             event_request.channel_last_ids = listener.last_ids = last_ids
             if chunk:
                 yield chunk
