@@ -109,6 +109,26 @@ class DocumentClient {
     if (!this.activityStarted && version > 0) {
       this.activityStarted = true;  // the latest page, once the current version is known
       this.loadOlderActivity().catch((error) => console.error(error));
+    } else if (this.activityStarted) {
+      this.fillActivity().catch((error) => console.error(error));
+    }
+  }
+
+  /** Reads the changes up to the current version that the activity lacks (missed or unnamed events). */
+  async fillActivity() {
+    if (this.filling) return;
+    this.filling = true;
+    const newest = () => (this.activity.length ? this.activity[0].version : 0);
+    try {
+      // Again while it finds some: the document may have moved on meanwhile.
+      for (let found = 1; found && this.state.version > newest();) {
+        const after = Math.max(newest(), this.state.version - ACTIVITY_PAGE);
+        const revisions = await this.revisions({ after, limit: ACTIVITY_PAGE });
+        for (const revision of revisions) this.addActivity(activityItem(revision));
+        found = revisions.length;
+      }
+    } finally {
+      this.filling = false;
     }
   }
 
@@ -146,7 +166,8 @@ class DocumentClient {
   }
 
   applyEvent(event) {
-    this.addActivity(activityItem(event));
+    // An event from a server that does not name the change's reason: its revision does.
+    if ("action_and_reasoning" in event) this.addActivity(activityItem(event));
     for (const [callId, draft] of this.drafts) {
       if (draft.committedVersion === event.version) this.drafts.delete(callId);
     }
