@@ -255,10 +255,7 @@ def test_the_panel_renders_markdown(server, user_token):
 
 def test_a_hostile_document_runs_nothing_and_sends_nothing_away(server, user_token, elsewhere):
     away = f"http://127.0.0.1:{elsewhere.port}/leak.png?secret=1"
-    hostile = (
-        f'{HOSTILE}\n\n[click me](javascript:window.pwned=3)\n\n![tracker]({away})\n\n'
-        f'<img src="{away}&raw=1">\n'
-    )
+    hostile = f'{HOSTILE}\n\n[click me](javascript:window.pwned=3)\n\n![tracker]({away})\n\n<img src="{away}&raw=1">\n'
     dialogs = []
     with sync_playwright() as playwright:
         browser = launch(playwright)
@@ -406,7 +403,7 @@ def test_the_readme_screenshot_of_the_panel(server, user_token):
         server.call(user_token, "screenshot", tool, action_and_reasoning=reason, **arguments)
     with sync_playwright() as playwright:
         browser = launch(playwright)
-        page = browser.new_page(viewport={"width": 1200, "height": 720})
+        page = browser.new_page(viewport={"width": 1200, "height": 560})
         open_panel(page, server, "screenshot")
         wait_for_version(page, 3)
         expect(page.locator("#activity li")).to_have_count(3)

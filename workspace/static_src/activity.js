@@ -19,13 +19,17 @@ function activityEntry(item) {
 export function mountActivity(root, client) {
   const list = root.querySelector("#activity");
   const older = root.querySelector("#older");
-  const render = (items) => list.replaceChildren(...items.map(activityEntry));
+  const render = (items, added) => {
+    // A new latest change is added on top, so that the live region announces it alone.
+    if (added && items[0] === added && list.childElementCount === items.length - 1) list.prepend(activityEntry(added));
+    else list.replaceChildren(...items.map(activityEntry));
+    older.hidden = !items.length || items[items.length - 1].version <= 1;
+  };
   client.on("activity", render);
   older.addEventListener("click", async () => {
     older.disabled = true;
     try {
-      const more = await client.loadOlderActivity();
-      older.hidden = !more;
+      await client.loadOlderActivity();
     } finally {
       older.disabled = false;
     }
