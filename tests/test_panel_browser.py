@@ -359,6 +359,7 @@ def test_the_panel_has_no_serious_accessibility_violation(server, user_token):
         wait_for_version(page, 1)
         button(page, "History").click()
         expect(page.locator("#history-view .diff").first).to_be_visible()
+        button(page, "Edit").click()  # the editor's controls too
         page.add_script_tag(path=str(AXE))
         results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
         browser.close()
@@ -456,22 +457,29 @@ def test_panel_save_merges_with_an_agents_change_made_meanwhile(server, user_tok
 
 
 def test_panel_save_in_conflict_saves_nothing_and_keeps_the_persons_text(server, user_token):
-    server.call(user_token, "save-3", "update_document", content="one\ntwo\n", action_and_reasoning=WHY)
+    server.call(user_token, "save-3", "update_document", content="one\nkeep\ntwo\n", action_and_reasoning=WHY)
     with sync_playwright() as playwright:
         browser = launch(playwright)
         page = browser.new_page()
         start_editing(page, server, "save-3", 1)
-        page.fill("#edit-text", "one\nmine\n")
-        server.call(user_token, "save-3", "update_document", content="one\ntheirs\n", action_and_reasoning=WHY)
+        page.fill("#edit-text", "ONE\nkeep\nmine\n")
+        server.call(user_token, "save-3", "update_document", content="one\nkeep\ntheirs\n", action_and_reasoning=WHY)
         wait_for_version(page, 2)
         button(page, "Save").click()
         conflict = page.locator("#conflicts .conflict")
         expect(conflict).to_have_count(1)
         expect(conflict.locator("pre")).to_have_text(["two\n", "theirs\n", "mine\n"])
-        expect(page.locator("#edit-text")).to_have_value("one\nmine\n")
+        expect(page.locator("#edit-text")).to_have_value("ONE\nkeep\nmine\n")
+        expect(page.locator("#content")).to_have_text("one\nkeep\ntheirs\n")
         expect(page.locator("#version")).to_have_text("2")
+
+        button(page, "Use the current text in conflict 1").click()  # resolved: theirs stays there
+        expect(page.locator("#edit-text")).to_have_value("ONE\nkeep\ntheirs\n")
+        button(page, "Save").click()
+        wait_for_version(page, 3)
+        expect(page.locator("#notice")).to_have_text("Saved as version 3. Merged with changes by agent-owner.")
         browser.close()
-    assert stored("save-3")["content"] == "one\ntheirs\n"
+    assert stored("save-3")["content"] == "ONE\nkeep\ntheirs\n"
 
 
 def test_panel_save_restores_a_version_from_the_history(server, user_token):

@@ -29,7 +29,7 @@ function storage(threadId) {
   };
 }
 
-function conflictEntry(conflict, index) {
+function conflictEntry(conflict, index, textBox, keep) {
   const entry = element("li", "", { class: "conflict" });
   entry.append(element("h4", `Conflict ${index + 1}`));
   for (const [label, text] of [["Base (when you started)", conflict.base], ["Current", conflict.current],
@@ -37,6 +37,21 @@ function conflictEntry(conflict, index) {
     const side = element("div", "", { class: "side" });
     side.append(element("h5", label), element("pre", text));
     entry.append(side);
+  }
+  // Taking the current text where yours was makes the next Save merge cleanly.
+  const at = conflict.yours ? textBox.value.indexOf(conflict.yours) : -1;
+  if (at >= 0 && textBox.value.indexOf(conflict.yours, at + 1) < 0) {
+    const take = element("button", `Use the current text in conflict ${index + 1}`, { type: "button" });
+    take.addEventListener("click", () => {
+      const now = textBox.value.indexOf(conflict.yours);
+      if (now >= 0) {
+        textBox.value = textBox.value.slice(0, now) + conflict.current +
+          textBox.value.slice(now + conflict.yours.length);
+        keep();
+      }
+      take.disabled = true;
+    });
+    entry.append(take);
   }
   return entry;
 }
@@ -115,7 +130,8 @@ export function mountEditor(root, client, threadId) {
     }
     if (result.conflicts) {
       parts.conflicts.hidden = false;
-      parts.conflicts.querySelector("ol").replaceChildren(...result.conflicts.map(conflictEntry));
+      const entries = result.conflicts.map((conflict, index) => conflictEntry(conflict, index, parts.text, keep));
+      parts.conflicts.querySelector("ol").replaceChildren(...entries);
       notify(root, `Not saved: your edit conflicts with changes made since version ${base} ` +
         `(now version ${result.currentVersion}). Resolve each conflict in your text, then Save again.`, "error");
       return;

@@ -14,8 +14,23 @@ function showDocument(root, state, download) {
   root.querySelector("#length").textContent = String(state.length);
   root.querySelector("#content").textContent = state.content;
   root.querySelector("#rendered").innerHTML = renderMarkdown(state.content);
-  if (download.href) URL.revokeObjectURL(download.href);
+  if (download.href.startsWith("blob:")) URL.revokeObjectURL(download.href);
   download.href = URL.createObjectURL(new Blob([state.content], { type: "text/markdown;charset=utf-8" }));
+}
+
+/** showDocument at most once a frame: a burst of changes is rendered once, at its last version. */
+function showEachFrame(root, download) {
+  let pending = null;
+  return (state) => {
+    const first = pending === null;
+    pending = state;
+    if (!first) return;
+    requestAnimationFrame(() => {
+      const shown = pending;
+      pending = null;
+      showDocument(root, shown, download);
+    });
+  };
 }
 
 function showStatus(root, status) {
@@ -80,7 +95,7 @@ export function mountPanel(root) {
   });
   const download = root.querySelector("#download");
   download.setAttribute("download", `${data.threadId}.md`);
-  client.on("change", (state) => showDocument(root, state, download));
+  client.on("change", showEachFrame(root, download));
   client.on("status", (status) => showStatus(root, status));
   showDocument(root, client.state, download);
   mountSourceToggle(root);
