@@ -1,8 +1,12 @@
 """The live panel in headless Chromium, against a real server (uvicorn, and
-Pushpin in front of gunicorn): what a person sees."""
+Pushpin in front of gunicorn): what a person sees. The tests named
+test_panel_save_* need the person's PUT and restore endpoints (SPEC 8)."""
 
+import http.server
 import os
 import shutil
+import threading
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +16,8 @@ pytestmark = pytest.mark.django_db(transaction=True)
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 WHY = "Browser test."
+REPOSITORY = Path(__file__).resolve().parent.parent
+AXE = REPOSITORY / "node_modules" / "axe-core" / "axe.min.js"
 HOSTILE = '<script>window.pwned = 1; alert("x")</script><img src=x onerror="window.pwned = 2">'
 
 if not os.path.exists(CHROMIUM):
@@ -170,3 +176,326 @@ def test_the_panel_fetches_a_change_too_large_for_its_event(server, user_token):
         wait_for_version(page, 3)
         assert page.text_content("#content") == large + "end\n"
         browser.close()
+
+
+# The panel of SPEC 8: rendered, safe, with activity, history, edit, copy and download.
+
+MARKDOWN = """# Lisbon trip
+
+| day | plan |
+| --- | ---- |
+| 1 | Alfama |
+
+~~Porto~~ Sintra, see https://example.org/sintra
+"""
+
+
+def button(page, name):
+    return page.get_by_role("button", name=name, exact=True)
+
+
+def rendered(page):
+    return page.locator("#rendered")
+
+
+class RecordingServer:
+    """An HTTP server on another port (so another origin) that records every request it gets."""
+
+    def __init__(self):
+        self.requests: list[str] = []
+        recorded = self.requests
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def do_GET(self):
+                recorded.append(self.path)
+                self.send_response(204)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.port = self.httpd.server_address[1]
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def stop(self):
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def elsewhere():
+    recorder = RecordingServer()
+    yield recorder
+    recorder.stop()
+
+
+def test_the_panel_renders_markdown(server, user_token):
+    server.call(user_token, "md-1", "update_document", content=MARKDOWN, title="Trip", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "md-1")
+        wait_for_version(page, 1)
+        expect(rendered(page).locator("h1")).to_have_text("Lisbon trip")
+        expect(rendered(page).locator("table td").first).to_have_text("1")
+        expect(rendered(page).locator("s, del")).to_have_text("Porto")
+        link = rendered(page).locator('a[href="https://example.org/sintra"]')
+        expect(link).to_have_attribute("rel", "noopener noreferrer nofollow")
+        expect(link).to_have_attribute("target", "_blank")
+
+        button(page, "Source").click()
+        expect(page.locator("#content")).to_be_visible()
+        expect(page.locator("#content")).to_have_text(MARKDOWN)
+        expect(rendered(page)).to_be_hidden()
+        button(page, "Source").click()
+        expect(rendered(page)).to_be_visible()
+        browser.close()
+
+
+def test_a_hostile_document_runs_nothing_and_sends_nothing_away(server, user_token, elsewhere):
+    away = f"http://127.0.0.1:{elsewhere.port}/leak.png?secret=1"
+    hostile = f'{HOSTILE}\n\n[click me](javascript:window.pwned=3)\n\n![tracker]({away})\n\n<img src="{away}&raw=1">\n'
+    dialogs = []
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+        open_panel(page, server, "hostile")
+        server.call(user_token, "hostile", "update_document", content=hostile, action_and_reasoning=WHY)
+        wait_for_version(page, 1)
+        expect(rendered(page)).to_contain_text("<script>window.pwned = 1")  # raw HTML shown as text
+        expect(rendered(page)).to_contain_text("[click me](javascript:window.pwned=3)")  # not a link
+        assert rendered(page).locator("script, img, [onerror]").count() == 0
+        assert rendered(page).locator('a[href^="javascript"]').count() == 0
+        tracker = rendered(page).locator(f'a[href="{away}"]')
+        expect(tracker).to_have_text("tracker")  # the image from elsewhere is a link, not an image
+        expect(tracker).to_have_attribute("rel", "noopener noreferrer nofollow")
+        page.wait_for_timeout(500)  # time for an injected handler or an image request, were there one
+        assert page.evaluate("window.pwned") is None
+        browser.close()
+    assert dialogs == []
+    assert elsewhere.requests == []
+
+
+def test_the_activity_shows_each_change_live_with_its_tool_and_reason(server, user_token):
+    server.call(user_token, "act-1", "update_document", content="a\n", action_and_reasoning="Starting the plan.")
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "act-1")
+        wait_for_version(page, 1)
+        expect(page.locator("#activity")).to_have_attribute("aria-live", "polite")
+        expect(page.locator("#activity li")).to_have_count(1)
+        server.call(user_token, "act-1", "append_to_document", text="b\n", action_and_reasoning="Adding the budget.")
+        wait_for_version(page, 2)
+        newest = page.locator("#activity li").first
+        expect(newest).to_contain_text("v2")
+        expect(newest).to_contain_text("append_to_document")
+        expect(newest).to_contain_text("Adding the budget.")
+        expect(page.locator("#activity li").nth(1)).to_contain_text("Starting the plan.")
+        browser.close()
+
+
+def test_the_activity_names_who_made_each_change_and_whether_an_agent_or_a_person(server, user_token):
+    server.call(user_token, "act-2", "update_document", content="a\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "act-2")
+        wait_for_version(page, 1)
+        expect(page.locator("#activity li").first).to_contain_text("agent-owner (agent)")  # from revisions/
+        server.call(user_token, "act-2", "append_to_document", text="b\n", action_and_reasoning=WHY)
+        wait_for_version(page, 2)
+        expect(page.locator("#activity li").first).to_contain_text("agent-owner (agent)")  # from the event
+        browser.close()
+
+
+def test_the_history_opens_a_version_with_its_diffs(server, user_token):
+    server.call(user_token, "hist-1", "update_document", content="one\ntwo\n", action_and_reasoning=WHY)
+    server.call(user_token, "hist-1", "update_document", content="one\n2\n", action_and_reasoning="Numbers.")
+    server.call(user_token, "hist-1", "append_to_document", text="three\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "hist-1")
+        wait_for_version(page, 3)
+        button(page, "History").click()
+        page.fill("#history-version", "2")
+        button(page, "Open").click()
+        view = page.locator("#history-view")
+        expect(view).to_contain_text("Numbers.")
+        against_previous, against_current = view.locator(".diff").nth(0), view.locator(".diff").nth(1)
+        expect(against_previous.locator("del")).to_have_text("two\n")
+        expect(against_previous.locator("ins")).to_have_text("2\n")
+        expect(against_current.locator("ins")).to_have_text("three\n")
+        browser.close()
+
+
+def test_copy_and_download_give_the_markdown_shown(server, user_token):
+    server.call(user_token, "copy-1", "update_document", content=MARKDOWN, action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        context = browser.new_context(permissions=["clipboard-read", "clipboard-write"])
+        page = context.new_page()
+        open_panel(page, server, "copy-1")
+        wait_for_version(page, 1)
+        button(page, "Copy").click()
+        expect(page.locator("#notice")).to_have_text("Version 1 copied.")
+        assert page.evaluate("navigator.clipboard.readText()") == MARKDOWN
+        with page.expect_download() as download:
+            page.get_by_role("link", name="Download .md", exact=True).click()
+        assert download.value.suggested_filename == "copy-1.md"
+        assert Path(download.value.path()).read_text(encoding="utf-8") == MARKDOWN
+        browser.close()
+
+
+def test_the_panel_has_no_serious_accessibility_violation(server, user_token):
+    server.call(user_token, "axe-1", "update_document", content=MARKDOWN, title="Trip", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_context(bypass_csp=True).new_page()  # to inject axe-core, a script of the test's
+        open_panel(page, server, "axe-1")
+        wait_for_version(page, 1)
+        button(page, "History").click()
+        expect(page.locator("#history-view .diff").first).to_be_visible()
+        button(page, "Edit").click()  # the editor's controls too
+        page.add_script_tag(path=str(AXE))
+        results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+        browser.close()
+    serious = [
+        (violation["id"], [node["target"] for node in violation["nodes"]])
+        for violation in results["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]
+    assert serious == []
+
+
+def test_an_unsaved_edit_survives_a_reload(server, user_token):
+    server.call(user_token, "keep-1", "update_document", content="first\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "keep-1")
+        wait_for_version(page, 1)
+        button(page, "Edit").click()
+        expect(page.locator("#edit-text")).to_have_value("first\n")
+        page.fill("#edit-text", "first\nmy unsaved words\n")
+        page.reload()
+        page.wait_for_selector("#status.live")
+        expect(page.locator("#edit-text")).to_be_visible()
+        expect(page.locator("#edit-text")).to_have_value("first\nmy unsaved words\n")
+        button(page, "Cancel").click()
+        expect(page.locator("#editor")).to_be_hidden()
+        page.reload()
+        page.wait_for_selector("#status.live")
+        expect(page.locator("#editor")).to_be_hidden()
+        browser.close()
+    assert stored("keep-1")["version"] == 1
+
+
+def test_the_readme_screenshot_of_the_panel(server, user_token):
+    steps = [
+        ("update_document", {"content": MARKDOWN, "title": "Lisbon trip"}, "Drafting the trip from the chat."),
+        ("append_to_document", {"text": "\n## Budget\n\n- Flights: 240 EUR\n"}, "Adding the budget asked for."),
+        ("append_to_document", {"text": "- Hotel: 3 nights\n"}, "The user chose three nights."),
+    ]
+    for tool, arguments, reason in steps:
+        server.call(user_token, "screenshot", tool, action_and_reasoning=reason, **arguments)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page(viewport={"width": 1200, "height": 560})
+        open_panel(page, server, "screenshot")
+        wait_for_version(page, 3)
+        expect(page.locator("#activity li")).to_have_count(3)
+        page.screenshot(path=str(REPOSITORY / "docs" / "panel.png"))
+        browser.close()
+    assert (REPOSITORY / "docs" / "panel.png").stat().st_size > 10_000
+
+
+# A person's saves and restores: these need PUT document/ and POST revisions/<v>/restore/ (SPEC 8).
+
+
+def start_editing(page, server, thread_id, version):
+    open_panel(page, server, thread_id)
+    wait_for_version(page, version)
+    button(page, "Edit").click()
+
+
+def test_panel_save_applies_an_edit_at_the_current_version(server, user_token):
+    server.call(user_token, "save-1", "update_document", content="one\ntwo\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        start_editing(page, server, "save-1", 1)
+        page.fill("#edit-text", "one\ntwo, edited\n")
+        button(page, "Save").click()
+        wait_for_version(page, 2)
+        expect(page.locator("#notice")).to_have_text("Saved as version 2.")
+        expect(page.locator("#editor")).to_be_hidden()
+        expect(page.locator("#activity li").first).to_contain_text("(person)")
+        browser.close()
+    assert stored("save-1")["content"] == "one\ntwo, edited\n"
+
+
+def test_panel_save_merges_with_an_agents_change_made_meanwhile(server, user_token):
+    server.call(user_token, "save-2", "update_document", content="one\ntwo\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        start_editing(page, server, "save-2", 1)
+        page.fill("#edit-text", "ONE\ntwo\n")
+        server.call(user_token, "save-2", "append_to_document", text="three\n", action_and_reasoning="More.")
+        expect(page.locator("#others-list")).to_contain_text("three")  # shown beside the editor...
+        expect(page.locator("#edit-text")).to_have_value("ONE\ntwo\n")  # ...never written into it
+        button(page, "Save").click()
+        wait_for_version(page, 3)
+        expect(page.locator("#notice")).to_have_text("Saved as version 3. Merged with changes by agent-owner.")
+        expect(page.locator("#content")).to_have_text("ONE\ntwo\nthree\n")
+        browser.close()
+    assert stored("save-2")["content"] == "ONE\ntwo\nthree\n"
+
+
+def test_panel_save_in_conflict_saves_nothing_and_keeps_the_persons_text(server, user_token):
+    server.call(user_token, "save-3", "update_document", content="one\nkeep\ntwo\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        start_editing(page, server, "save-3", 1)
+        page.fill("#edit-text", "ONE\nkeep\nmine\n")
+        server.call(user_token, "save-3", "update_document", content="one\nkeep\ntheirs\n", action_and_reasoning=WHY)
+        wait_for_version(page, 2)
+        button(page, "Save").click()
+        conflict = page.locator("#conflicts .conflict")
+        expect(conflict).to_have_count(1)
+        expect(conflict.locator("pre")).to_have_text(["two\n", "theirs\n", "mine\n"])
+        expect(page.locator("#edit-text")).to_have_value("ONE\nkeep\nmine\n")
+        expect(page.locator("#content")).to_have_text("one\nkeep\ntheirs\n")
+        expect(page.locator("#version")).to_have_text("2")
+
+        button(page, "Use the current text in conflict 1").click()  # resolved: theirs stays there
+        expect(page.locator("#edit-text")).to_have_value("ONE\nkeep\ntheirs\n")
+        button(page, "Save").click()
+        wait_for_version(page, 3)
+        expect(page.locator("#notice")).to_have_text("Saved as version 3. Merged with changes by agent-owner.")
+        browser.close()
+    assert stored("save-3")["content"] == "ONE\nkeep\ntheirs\n"
+
+
+def test_panel_save_restores_a_version_from_the_history(server, user_token):
+    server.call(user_token, "save-4", "update_document", content="first\n", action_and_reasoning=WHY)
+    server.call(user_token, "save-4", "update_document", content="second\n", action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "save-4")
+        wait_for_version(page, 2)
+        button(page, "History").click()
+        page.fill("#history-version", "1")
+        button(page, "Open").click()
+        button(page, "Restore this version").click()
+        wait_for_version(page, 3)
+        expect(page.locator("#notice")).to_have_text("Version 1 restored as version 3.")
+        expect(page.locator("#content")).to_have_text("first\n")
+        browser.close()
+    assert stored("save-4")["content"] == "first\n"

@@ -1,4 +1,8 @@
-"""The live panel: one thread's document, kept current in the browser over SSE."""
+"""The live panel: one thread's document, rendered and kept current in the browser
+over SSE, with its activity, history and (for those who may write) an editor.
+
+The page's script is the built ES module workspace/static/workspace/panel-page.js
+(from workspace/static_src/, ``npm run build``; docs/panel.md)."""
 
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
@@ -13,7 +17,7 @@ from .validation import validate_thread_id
 # Documents are written by agents and untrusted: the page runs only its own
 # script and loads nothing else, whatever a document contains.
 CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
+    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
     "base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
 )
 
@@ -25,7 +29,7 @@ def thread_panel(request: HttpRequest, thread_id: str) -> HttpResponse:
         validate_thread_id(thread_id)
     except InvalidThreadId as error:
         return HttpResponseBadRequest(str(error), content_type="text/plain")
-    if not can_access(request.user, thread_id):
+    if not can_access(request.user, thread_id, action="read"):
         raise PermissionDenied("You may not use this thread.")
     response = render(
         request,
@@ -34,6 +38,8 @@ def thread_panel(request: HttpRequest, thread_id: str) -> HttpResponse:
             "thread_id": thread_id,
             "document_url": reverse("workspace:document", args=[thread_id]),
             "events_url": reverse("workspace:events", args=[thread_id]),
+            "revisions_url": reverse("workspace:revisions", args=[thread_id]),
+            "can_write": can_access(request.user, thread_id, action="write"),
         },
     )
     response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY

@@ -1,0 +1,327 @@
+// The document client (SPEC 8.9): opens one thread's working document and
+// keeps it current over the thread's event stream, keeps its activity list,
+// and saves a person's edit (merged or in conflict) and restores.
+//
+// Each `document` event carries a version. The next version is applied
+// (append its text, or replace the content); an older one is ignored; a gap,
+// a `stream-reset` or an event whose text was too large to carry (`omitted`)
+// means the document is fetched again.
+
+const RECONNECT_DELAY_MS = 3000;
+const ACTIVITY_PAGE = 50;
+
+function emptyDocument() {
+  return { version: 0, title: "", length: 0, content: "" };
+}
+
+/** An error answered by the server: `status` and its failure envelope as `body`. */
+export class WorkspaceError extends Error {
+  constructor(status, body) {
+    super((body && body.error) || `request failed: ${status}`);
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** The activity item of a revision or of a `document` event. */
+export function activityItem(record, receivedAt) {
+  return {
+    version: record.version,
+    op: record.op,
+    time: record.created_at || receivedAt || new Date().toISOString(),
+    actor: record.actor ?? null,
+    source: record.source ?? null,
+    tool: record.tool ?? null,
+    reason: record.action_and_reasoning ?? "",
+    reasonTruncated: Boolean(record.reason_truncated),
+    title: record.title,
+    length: record.length,
+  };
+}
+
+async function requestJson(url, { method = "GET", body, headers = {}, csrfToken } = {}) {
+  const sent = { Accept: "application/json", ...headers };
+  if (body !== undefined) sent["Content-Type"] = "application/json";
+  if (method !== "GET" && csrfToken) sent["X-CSRFToken"] = csrfToken;
+  const response = await fetch(url, {
+    method,
+    credentials: "same-origin",
+    headers: sent,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    data = null;
+  }
+  return { status: response.status, ok: response.ok, data };
+}
+
+/** The csrftoken cookie's value, if the page has one (Django's default cookie name). */
+export function csrfFromCookie(doc = globalThis.document) {
+  const match = (doc && doc.cookie ? doc.cookie : "").match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  return match ? decodeURIComponent(match[1]) : "";
+}
+
+class DocumentClient {
+  constructor({ documentUrl, eventsUrl, revisionsUrl, csrfToken }) {
+    this.urls = { document: documentUrl, events: eventsUrl, revisions: revisionsUrl };
+    this.csrfToken = csrfToken || csrfFromCookie();
+    this.state = { ...emptyDocument(), status: "connecting" };
+    this.activity = [];  // newest first
+    this.drafts = new Map();  // call_id -> {tool, actor, field, text}
+    this.listeners = new Map();
+    this.source = null;
+    this.fetching = false;
+    this.fetchAgain = false;
+    this.closed = false;
+    this.activityStarted = false;
+  }
+
+  /** Calls `listener` on each `name` event; returns a function that stops it. */
+  on(name, listener) {
+    if (!this.listeners.has(name)) this.listeners.set(name, new Set());
+    this.listeners.get(name).add(listener);
+    return () => this.listeners.get(name).delete(listener);
+  }
+
+  emit(name, ...args) {
+    for (const listener of this.listeners.get(name) || []) {
+      try {
+        listener(...args);
+      } catch (error) {
+        console.error(error);
+      }
+    }
+  }
+
+  setStatus(status) {
+    if (this.state.status === status) return;
+    this.state = { ...this.state, status };
+    this.emit("status", status);
+  }
+
+  setDocument(fetched, event = null) {
+    const { version, title, length, content } = fetched;
+    this.state = { ...this.state, version, title, length, content };
+    this.emit("change", this.state, event);
+    if (!this.activityStarted && version > 0) {
+      this.activityStarted = true;  // the latest page, once the current version is known
+      this.loadOlderActivity().catch((error) => console.error(error));
+    } else if (this.activityStarted) {
+      this.fillActivity().catch((error) => console.error(error));
+    }
+  }
+
+  /** Reads the changes up to the current version that the activity lacks (missed or unnamed events). */
+  async fillActivity() {
+    if (this.filling) return;
+    this.filling = true;
+    const newest = () => (this.activity.length ? this.activity[0].version : 0);
+    try {
+      // Again while it finds some: the document may have moved on meanwhile.
+      for (let found = 1; found && this.state.version > newest();) {
+        const after = Math.max(newest(), this.state.version - ACTIVITY_PAGE);
+        const revisions = await this.revisions({ after, limit: ACTIVITY_PAGE });
+        for (const revision of revisions) this.addActivity(activityItem(revision));
+        found = revisions.length;
+      }
+    } finally {
+      this.filling = false;
+    }
+  }
+
+  async refetch() {
+    if (this.fetching) {
+      this.fetchAgain = true;
+      return;
+    }
+    this.fetching = true;
+    try {
+      const answer = await requestJson(this.urls.document);
+      if (answer.status !== 404 && !answer.ok) throw new WorkspaceError(answer.status, answer.data);
+      const fetched = answer.status === 404 ? emptyDocument() : answer.data;
+      if (this.source && this.source.readyState === EventSource.OPEN) this.setStatus("live");
+      if (fetched.version >= this.state.version) this.setDocument(fetched);
+    } catch (error) {
+      console.error(error);
+      this.setStatus("offline");
+      this.fetchAgain = true;  // try again shortly: what is shown may be stale
+      await new Promise((resolve) => setTimeout(resolve, RECONNECT_DELAY_MS));
+    } finally {
+      this.fetching = false;
+      if (this.fetchAgain && !this.closed) {
+        this.fetchAgain = false;
+        this.refetch();
+      }
+    }
+  }
+
+  addActivity(item) {
+    if (this.activity.some((known) => known.version === item.version)) return;
+    this.activity.push(item);
+    this.activity.sort((a, b) => b.version - a.version);
+    this.emit("activity", this.activity, item);
+  }
+
+  applyEvent(event) {
+    // An event from a server that does not name the change's reason: its revision does.
+    if ("action_and_reasoning" in event) this.addActivity(activityItem(event));
+    for (const [callId, draft] of this.drafts) {
+      if (draft.committedVersion === event.version) this.drafts.delete(callId);
+    }
+    if (event.version <= this.state.version) return;  // already shown
+    if (event.version !== this.state.version + 1 || event.omitted) {
+      this.refetch();  // missed one, or too large to carry: read the document
+      return;
+    }
+    const content = event.op === "append" ? this.state.content + event.text : event.content;
+    this.setDocument({ ...event, content }, event);
+  }
+
+  applyDraft(event) {
+    const draft = this.drafts.get(event.call_id) || { tool: event.tool, actor: event.actor, text: "" };
+    draft.field = event.field;
+    draft.baseVersion = event.base_version;
+    draft.omitted = Boolean(event.omitted);
+    draft.text = draft.text.slice(0, event.offset) + event.delta;
+    this.drafts.set(event.call_id, draft);
+    this.emit("draft", event.call_id, draft);
+  }
+
+  endDraft(event) {
+    this.drafts.delete(event.call_id);
+    this.emit("draft-end", event.call_id, event);
+  }
+
+  connect() {
+    if (this.closed) return;
+    const stream = new EventSource(this.urls.events);
+    this.source = stream;
+    const json = (handler) => (message) => handler.call(this, JSON.parse(message.data));
+    stream.addEventListener("open", () => {
+      this.setStatus("live");
+      this.refetch();
+    });
+    stream.addEventListener("document", json(this.applyEvent));
+    stream.addEventListener("draft", json(this.applyDraft));
+    stream.addEventListener("draft-end", json(this.endDraft));
+    stream.addEventListener("stream-reset", () => this.refetch());
+    stream.addEventListener("error", () => {
+      this.setStatus("offline");
+      // EventSource retries by itself unless the server refused the stream.
+      if (stream.readyState === EventSource.CLOSED) setTimeout(() => this.connect(), RECONNECT_DELAY_MS);
+    });
+    stream.addEventListener("stream-error", () => {
+      stream.close();  // django-eventstream refuses to resume after one
+      this.setStatus("offline");
+      setTimeout(() => this.connect(), RECONNECT_DELAY_MS);
+    });
+  }
+
+  /** Revisions with `after` < version, at most `limit`, ascending (GET revisions/). */
+  async revisions({ after = 0, limit = ACTIVITY_PAGE } = {}) {
+    const answer = await requestJson(`${this.urls.revisions}?after=${after}&limit=${limit}`);
+    if (answer.status === 404) return [];
+    if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
+    return answer.data.results;
+  }
+
+  /** Loads the activity before the oldest one known (or the latest page); false when none is left. */
+  async loadOlderActivity() {
+    const oldest = this.activity.length ? this.activity[this.activity.length - 1].version : this.state.version + 1;
+    if (oldest <= 1) return false;
+    const after = Math.max(0, oldest - 1 - ACTIVITY_PAGE);
+    const found = (await this.revisions({ after, limit: ACTIVITY_PAGE })).filter((item) => item.version < oldest);
+    for (const revision of found) this.addActivity(activityItem(revision));
+    return after > 0;
+  }
+
+  /** One kept version, with its `content` (GET revisions/<v>/). */
+  async revision(version) {
+    const answer = await requestJson(`${this.urls.revisions}${version}/`);
+    if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
+    return answer.data;
+  }
+
+  /**
+   * Saves a person's edit: PUT document/ with If-Match of `baseVersion`, the
+   * version the edit started from. Resolves to {merged, document, mergedWith}
+   * (mergedWith: who made the changes it was merged with) or, on a conflict,
+   * to {conflicts, currentVersion} with nothing saved. Other failures throw a
+   * WorkspaceError (412 carries `body.current_version`).
+   */
+  async save(content, { baseVersion = this.state.version, title, reason } = {}) {
+    const body = { content };
+    if (title !== undefined && title !== null) body.title = title;
+    if (reason) body.action_and_reasoning = reason;
+    const answer = await requestJson(this.urls.document, {
+      method: "PUT",
+      body,
+      headers: { "If-Match": `"${baseVersion}"` },
+      csrfToken: this.csrfToken,
+    });
+    if (answer.status === 409 && answer.data && answer.data.conflicts) {
+      return { conflicts: answer.data.conflicts, currentVersion: answer.data.current_version };
+    }
+    if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
+    const saved = answer.data;
+    if (saved.version > this.state.version) this.setDocument(saved);
+    const mergedWith = saved.merged ? await this.authorsBetween(baseVersion, saved.version) : [];
+    return { merged: Boolean(saved.merged), document: saved, mergedWith };
+  }
+
+  /** Who made the changes after `base` and before `version`: names, once each, in order. */
+  async authorsBetween(base, version) {
+    let found;
+    try {
+      found = await this.revisions({ after: base, limit: Math.min(1000, Math.max(1, version - base)) });
+    } catch (error) {
+      console.error(error);
+      return [];
+    }
+    const names = [];
+    for (const revision of found) {
+      if (revision.version >= version) continue;
+      const name = revision.actor || (revision.source === "agent" ? "an agent" : "someone");
+      if (!names.includes(name)) names.push(name);
+    }
+    return names;
+  }
+
+  /** Restores a kept version as a new one (POST revisions/<v>/restore/); resolves to the document. */
+  async restore(version, { ifMatch } = {}) {
+    const headers = ifMatch === undefined ? {} : { "If-Match": `"${ifMatch}"` };
+    const answer = await requestJson(`${this.urls.revisions}${version}/restore/`, {
+      method: "POST",
+      body: {},
+      headers,
+      csrfToken: this.csrfToken,
+    });
+    if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
+    if (answer.data.version > this.state.version) this.setDocument(answer.data);
+    return answer.data;
+  }
+
+  /** Stops following the document. */
+  close() {
+    this.closed = true;
+    if (this.source) this.source.close();
+    this.setStatus("closed");
+  }
+}
+
+/**
+ * Opens a thread's document and keeps it current: `documentUrl`, `eventsUrl`
+ * and `revisionsUrl` are the thread's API URLs; `csrfToken` (else the
+ * csrftoken cookie) signs saves and restores. Returns the client at once; it
+ * connects, reads the document and the latest activity in the background.
+ */
+export function openDocument(options) {
+  const client = new DocumentClient(options);
+  client.connect();
+  return client;
+}
+
+export { DocumentClient };

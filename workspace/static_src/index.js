@@ -1,0 +1,21 @@
+// workspace/static/workspace/panel.js: the panel's ES module client library.
+//
+//   openDocument({documentUrl, eventsUrl, revisionsUrl, csrfToken}) -> client
+//     client.state            {content, title, version, length, status}
+//     client.activity         the latest changes, newest first
+//     client.on(name, fn)     "change" (state, event), "activity" (items, item),
+//                             "status" (status), "draft" (callId, draft),
+//                             "draft-end" (callId, event); returns an unsubscribe
+//     client.save(content, {baseVersion, title, reason})
+//                             -> {merged, document, mergedWith} | {conflicts, currentVersion}
+//     client.restore(version) -> the document
+//     client.revision(version), client.revisions({after, limit}),
+//     client.loadOlderActivity(), client.close()
+//   renderMarkdown(text)      sanitised HTML of the document's Markdown
+//   diffElement(before, after), lineChanges(before, after)
+//   mountPanel(root)          the whole panel on the page's markup
+// docs/panel.md documents them.
+export { DocumentClient, WorkspaceError, activityItem, csrfFromCookie, openDocument } from "./client.js";
+export { diffElement, lineChanges } from "./diff.js";
+export { isSafeLink, isSameOriginImage, renderMarkdown } from "./render.js";
+export { mountPanel } from "./panel.js";

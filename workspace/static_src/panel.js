@@ -1,0 +1,115 @@
+// The panel page: mounts the document client on the page's markup
+// (workspace/templates/workspace/panel.html) and shows the document
+// rendered, live, with its activity, history, editor, Copy and Download.
+import { openDocument } from "./client.js";
+import { mountActivity } from "./activity.js";
+import { mountEditor } from "./editor.js";
+import { mountHistory } from "./history.js";
+import { notify } from "./dom.js";
+import { renderMarkdown } from "./render.js";
+
+function showDocument(root, state, download) {
+  root.querySelector("#title").textContent = state.title || "Untitled document";
+  root.querySelector("#version").textContent = String(state.version);
+  root.querySelector("#length").textContent = String(state.length);
+  root.querySelector("#content").textContent = state.content;
+  root.querySelector("#rendered").innerHTML = renderMarkdown(state.content);
+  if (download.href.startsWith("blob:")) URL.revokeObjectURL(download.href);
+  download.href = URL.createObjectURL(new Blob([state.content], { type: "text/markdown;charset=utf-8" }));
+}
+
+/** showDocument at most once a frame: a burst of changes is rendered once, at its last version. */
+function showEachFrame(root, download) {
+  let pending = null;
+  return (state) => {
+    const first = pending === null;
+    pending = state;
+    if (!first) return;
+    requestAnimationFrame(() => {
+      const shown = pending;
+      pending = null;
+      showDocument(root, shown, download);
+    });
+  };
+}
+
+function showStatus(root, status) {
+  const node = root.querySelector("#status");
+  node.textContent = status;
+  node.className = `status ${status}`;
+}
+
+function mountSourceToggle(root) {
+  const toggle = root.querySelector("#source");
+  toggle.addEventListener("click", () => {
+    const showSource = toggle.getAttribute("aria-pressed") !== "true";
+    toggle.setAttribute("aria-pressed", String(showSource));
+    root.querySelector("#content").hidden = !showSource;
+    root.querySelector("#rendered").hidden = showSource;
+  });
+}
+
+async function copyText(text) {
+  if (navigator.clipboard && window.isSecureContext) {
+    await navigator.clipboard.writeText(text);
+    return;
+  }
+  const area = document.createElement("textarea");
+  area.value = text;
+  document.body.append(area);
+  area.select();
+  document.execCommand("copy");
+  area.remove();
+}
+
+function mountDrafts(root, client) {
+  const list = root.querySelector("#drafts");
+  const shown = new Map();
+  client.on("draft", (callId, draft) => {
+    let node = shown.get(callId);
+    if (!node) {
+      node = document.createElement("section");
+      node.className = "draft";
+      node.append(document.createElement("p"), document.createElement("pre"));
+      shown.set(callId, node);
+      list.append(node);
+    }
+    node.firstChild.textContent = `Not yet saved: ${draft.actor || "an agent"} is writing (${draft.tool})`;
+    node.lastChild.textContent = draft.text + (draft.omitted ? " …" : "");
+  });
+  client.on("draft-end", (callId) => {
+    const node = shown.get(callId);
+    if (node) node.remove();
+    shown.delete(callId);
+  });
+}
+
+/** Shows the panel in `root` (the page's <main id="panel">, its data-* attributes naming the URLs). */
+export function mountPanel(root) {
+  const data = root.dataset;
+  const client = openDocument({
+    documentUrl: data.documentUrl,
+    eventsUrl: data.eventsUrl,
+    revisionsUrl: data.revisionsUrl,
+    csrfToken: data.csrfToken,
+  });
+  const download = root.querySelector("#download");
+  download.setAttribute("download", `${data.threadId}.md`);
+  client.on("change", showEachFrame(root, download));
+  client.on("status", (status) => showStatus(root, status));
+  showDocument(root, client.state, download);
+  mountSourceToggle(root);
+  mountActivity(root, client);
+  mountHistory(root, client);
+  mountDrafts(root, client);
+  root.querySelector("#copy").addEventListener("click", async () => {
+    try {
+      await copyText(client.state.content);
+      notify(root, `Version ${client.state.version} copied.`);
+    } catch (error) {
+      notify(root, `Not copied: ${error.message}`, "error");
+    }
+  });
+  if (data.canWrite === "true") mountEditor(root, client, data.threadId);
+  return client;
+}
