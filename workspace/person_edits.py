@@ -10,7 +10,7 @@ from dataclasses import asdict
 from . import history, writes
 from .calls import Author
 from .exceptions import EditConflict, PreconditionFailed, RevisionNotFound
-from .merging import merge_text, merge_title
+from .merging import MAX_CONFLICTS, merge_text, merge_title
 from .models import WorkingDocument
 from .signals import DocumentChange
 from .validation import check_size
@@ -30,7 +30,7 @@ def save(thread_id: str, content: str, title: str | None, based_on: int, author:
     base_content, base_title = _kept(document, based_on)
     merged = merge_text(base_content, document.content, content)
     merged_title = merge_title(base_title, document.title, title) if title is not None else None
-    conflicts = [*merged.conflicts, *(merged_title.conflicts if merged_title else [])]
+    conflicts = [*(merged_title.conflicts if merged_title else []), *merged.conflicts][:MAX_CONFLICTS]
     if conflicts or merged.text is None:
         raise EditConflict(document.version, [asdict(conflict) for conflict in conflicts])
     check_size(len(merged.text), "the merged document would have")
