@@ -51,6 +51,7 @@ export class BlockView {
     this.previous = { text: "", blocks: [], headDefinitions: "" };
     this.cursor = 0;
     this.timer = null;
+    renderMarkdownBlocks(["*ready*"]);  // builds the parser and the sanitiser now, before a document arrives
   }
 
   /** True when the block rendered (or to render) as `entry` shows `source` with the current definitions. */
@@ -112,14 +113,14 @@ export class BlockView {
     let tail = 0;
     while (tail < old.length - head && tail < sources.length - head &&
       this.matches(old[old.length - 1 - tail], sources[sources.length - 1 - tail])) tail += 1;
-    const spare = new Map();
+    const spare = new Map();  // the entries of the changed run, by source, to reuse a block that moved
     for (const entry of old.slice(head, old.length - tail)) {
       if (!spare.has(entry.source)) spare.set(entry.source, []);
       spare.get(entry.source).push(entry);
     }
     const middle = [];
     for (const source of sources.slice(head, sources.length - tail)) {
-      const candidates = spare.get(source) || [];
+      const candidates = spare.size ? spare.get(source) || [] : [];
       const index = candidates.findIndex((entry) => this.matches(entry, source));
       middle.push(index >= 0 ? candidates.splice(index, 1)[0] : blockEntry(source));
     }

@@ -24,15 +24,15 @@ function showDocument(root, state, view, download, arrived = performance.now()) 
   root.querySelector("#title").textContent = state.title || "Untitled document";
   root.querySelector("#version").textContent = String(state.version);
   root.querySelector("#length").textContent = String(state.length);
-  root.querySelector("#content").textContent = state.content;
   view.shownVersion = { version: state.version, arrived };
   const shown = view.show(state.content);
-  if (download.href.startsWith("blob:")) URL.revokeObjectURL(download.href);
-  download.href = URL.createObjectURL(new Blob([state.content], { type: "text/markdown;charset=utf-8" }));
   const records = timings();
   if (records) {
     records.push({ version: state.version, length: state.length, ...shown, shownMs: performance.now() - arrived });
   }
+  root.querySelector("#content").textContent = state.content;
+  if (download.href.startsWith("blob:")) URL.revokeObjectURL(download.href);
+  download.href = URL.createObjectURL(new Blob([state.content], { type: "text/markdown;charset=utf-8" }));
 }
 
 /** The rendered document's view; records when a showing is complete, if timings are asked for. */
