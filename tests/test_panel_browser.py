@@ -504,3 +504,131 @@ def test_panel_save_restores_a_version_from_the_history(server, user_token):
         expect(page.locator("#content")).to_have_text("first\n")
         browser.close()
     assert stored("save-4")["content"] == "first\n"
+
+
+# Rendering a 1 MB document fast: block by block, the first blocks at once, the rest in slices (docs/panel.md).
+
+RENDER_BUDGET_MS = 100
+
+
+def markdown_section(n: int) -> str:
+    return f"""## Section {n}
+
+A paragraph with **bold**, *emphasis*, `code`, a [reference link][ref{n % 5}] and an autolink
+https://example.org/{n}; it runs on so that the section is as dense as a real document would be.
+
+- an item of section {n}
+- another item, with `code`
+  - a nested item
+
+1. first step
+2. second step
+
+3. third step, in the same list after a blank line
+
+| column | value |
+| ------ | ----- |
+| a{n} | {n} |
+| b{n} | {n * 2} |
+
+```python
+def section_{n}(x):
+
+    return x * {n}
+```
+
+> A quote in section {n}.
+"""
+
+
+def markdown_document(chars: int) -> str:
+    """Headings, lists, paragraphs, tables, code fences and reference links, `chars` characters or a few fewer."""
+    parts = [f"[ref{n}]: https://example.org/ref{n}\n" for n in range(5)]
+    total, n = sum(map(len, parts)), 0
+    while True:
+        section = "\n" + markdown_section(n)
+        if total + len(section) + 40 > chars:
+            break
+        parts.append(section)
+        total, n = total + len(section), n + 1
+    parts.append("\n# The last heading\n")
+    return "".join(parts)
+
+
+def panel_timings(page, version: int, key: str, timeout_ms: int = 20_000) -> dict:
+    """The panel's timing record with `key` for `version` (see docs/panel.md), once it is there."""
+    for _ in range(timeout_ms // 50):
+        records = page.evaluate("window.__workspacePanelTimings")
+        found = [record for record in records if record["version"] == version and key in record]
+        if found:
+            return found[-1]
+        page.wait_for_timeout(50)
+    raise AssertionError(f"no {key} timing for version {version}: {records}")
+
+
+def test_render_of_a_1mb_document_and_of_an_append_each_under_100_ms(server, user_token):
+    document = markdown_document(990_000)
+    server.call(user_token, "big-1", "update_document", content=document, title="Big", action_and_reasoning=WHY)
+    appended = "\n## Appended live\n\nThe appended paragraph, with a [reference][ref1].\n"
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        page.add_init_script("window.__workspacePanelTimings = []")
+        open_panel(page, server, "big-1")
+        wait_for_version(page, 1)
+        first = panel_timings(page, 1, "shownMs")
+        complete = panel_timings(page, 1, "completeMs")
+        expect(rendered(page).locator("h1")).to_have_text("The last heading")
+
+        server.call(user_token, "big-1", "append_to_document", text=appended, action_and_reasoning=WHY)
+        wait_for_version(page, 2)
+        expect(rendered(page).locator("h2").last).to_have_text("Appended live")
+        expect(rendered(page).locator('a[href="https://example.org/ref1"]').last).to_have_text("reference")
+        append = panel_timings(page, 2, "shownMs")
+        assert page.text_content("#content") == document + appended
+        browser.close()
+
+    print(
+        f"\n1 MB panel render ({len(document)} characters, {first['blocks']} blocks): first blocks in the DOM "
+        f"{first['shownMs']:.1f} ms after the document arrived ({first['rendered']} rendered at once), all "
+        f"{complete['completeMs']:.0f} ms; an append in the DOM {append['shownMs']:.1f} ms after its event "
+        f"({append['rendered']} block(s) rendered)"
+    )
+    assert first["shownMs"] < RENDER_BUDGET_MS, f"first render of 1 MB took {first['shownMs']:.1f} ms: {first}"
+    assert append["shownMs"] < RENDER_BUDGET_MS, f"a live append took {append['shownMs']:.1f} ms: {append}"
+    assert append["rendered"] <= 2, f"an append re-rendered more than the last blocks: {append}"
+
+
+def test_render_block_by_block_gives_the_text_of_a_whole_render(server, user_token):
+    document = markdown_document(20_000)
+    server.call(user_token, "blocks-1", "update_document", content=document, action_and_reasoning=WHY)
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "blocks-1")
+        wait_for_version(page, 1)
+        expect(rendered(page).locator("h1")).to_have_text("The last heading")
+        compared = page.evaluate(
+            """async () => {
+              const url = document.querySelector('script[type=module]').src.replace('panel-page.js', 'panel.js');
+              const { renderMarkdown } = await import(url);
+              const whole = document.createElement('article');
+              whole.innerHTML = renderMarkdown(document.getElementById('content').textContent);
+              const text = (node) => node.textContent.replace(/\\s+/g, ' ').trim();
+              const numbers = (node) => [...node.querySelectorAll('ol')].flatMap(
+                (list) => [...list.children].map((item, index) => list.start + index));
+              const shown = document.getElementById('rendered');
+              return {
+                text: text(shown) === text(whole),
+                numbers: JSON.stringify(numbers(shown)) === JSON.stringify(numbers(whole)),
+                links: shown.querySelectorAll('a[href^="https://example.org/ref"]').length,
+                wholeLinks: whole.querySelectorAll('a[href^="https://example.org/ref"]').length,
+                fences: shown.querySelectorAll('pre code').length === whole.querySelectorAll('pre code').length,
+              };
+            }"""
+        )
+        browser.close()
+    assert compared["text"], "the text rendered block by block differs from a render of the whole"
+    assert compared["numbers"], "an ordered list cut by a blank line is numbered differently"
+    assert compared["links"] == compared["wholeLinks"] > 0, "reference links resolve differently"
+    assert compared["fences"], "a code fence with a blank line was cut"

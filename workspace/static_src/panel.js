@@ -6,29 +6,61 @@ import { mountActivity } from "./activity.js";
 import { mountEditor } from "./editor.js";
 import { mountHistory } from "./history.js";
 import { notify } from "./dom.js";
-import { renderMarkdown } from "./render.js";
+import { BlockView } from "./incremental.js";
 
-function showDocument(root, state, download) {
+/**
+ * Where the panel records how long rendering took, when a page (a test, a
+ * bench) has set `window.__workspacePanelTimings` to an array before the
+ * panel mounts: one record per showing, {version, length, blocks, rendered,
+ * pending, shownMs} (from the change's arrival to its first blocks in the
+ * DOM), and {version, completeMs} once every block is in. Never set by the panel.
+ */
+function timings() {
+  const records = globalThis.__workspacePanelTimings;
+  return Array.isArray(records) ? records : null;
+}
+
+function showDocument(root, state, view, download, arrived = performance.now()) {
   root.querySelector("#title").textContent = state.title || "Untitled document";
   root.querySelector("#version").textContent = String(state.version);
   root.querySelector("#length").textContent = String(state.length);
+  view.shownVersion = { version: state.version, arrived };
+  const shown = view.show(state.content);
+  const records = timings();
+  if (records) {
+    records.push({ version: state.version, length: state.length, ...shown, shownMs: performance.now() - arrived });
+  }
   root.querySelector("#content").textContent = state.content;
-  root.querySelector("#rendered").innerHTML = renderMarkdown(state.content);
   if (download.href.startsWith("blob:")) URL.revokeObjectURL(download.href);
   download.href = URL.createObjectURL(new Blob([state.content], { type: "text/markdown;charset=utf-8" }));
 }
 
+/** The rendered document's view; records when a showing is complete, if timings are asked for. */
+function renderedView(root) {
+  const view = new BlockView(root.querySelector("#rendered"), {
+    onComplete: () => {
+      const records = timings();
+      const { version, arrived } = view.shownVersion;
+      if (records) records.push({ version, completeMs: performance.now() - arrived });
+    },
+  });
+  view.shownVersion = { version: 0, arrived: performance.now() };
+  return view;
+}
+
 /** showDocument at most once a frame: a burst of changes is rendered once, at its last version. */
-function showEachFrame(root, download) {
+function showEachFrame(root, view, download) {
   let pending = null;
+  let arrived = 0;
   return (state) => {
     const first = pending === null;
     pending = state;
     if (!first) return;
+    arrived = performance.now();
     requestAnimationFrame(() => {
       const shown = pending;
       pending = null;
-      showDocument(root, shown, download);
+      showDocument(root, shown, view, download, arrived);
     });
   };
 }
@@ -95,9 +127,10 @@ export function mountPanel(root) {
   });
   const download = root.querySelector("#download");
   download.setAttribute("download", `${data.threadId}.md`);
-  client.on("change", showEachFrame(root, download));
+  const view = renderedView(root);
+  client.on("change", showEachFrame(root, view, download));
   client.on("status", (status) => showStatus(root, status));
-  showDocument(root, client.state, download);
+  showDocument(root, client.state, view, download);
   mountSourceToggle(root);
   mountActivity(root, client);
   mountHistory(root, client);
