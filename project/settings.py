@@ -191,7 +191,7 @@ REST_FRAMEWORK = {
 }
 
 WORKSPACE_ACCESS_POLICY = os.environ.get("WORKSPACE_ACCESS_POLICY", "workspace.access.allow_authenticated")
-for _rate in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"):  # "off": no limit
+for _rate in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS", "WORKSPACE_RATE_DRAFTS"):  # "off": no limit
     if os.environ.get(_rate):
         globals()[_rate] = None if os.environ[_rate] == "off" else os.environ[_rate]
 if os.environ.get("WORKSPACE_MAX_STREAMS_PER_USER"):
@@ -202,6 +202,10 @@ if os.environ.get("WORKSPACE_EVENT_MAX_CHARS"):
     WORKSPACE_EVENT_MAX_CHARS = int(os.environ["WORKSPACE_EVENT_MAX_CHARS"])
 if os.environ.get("WORKSPACE_REVISION_KEEP_DAYS"):
     WORKSPACE_REVISION_KEEP_DAYS = int(os.environ["WORKSPACE_REVISION_KEEP_DAYS"])
+if os.environ.get("WORKSPACE_DRAFT_TIMEOUT"):
+    WORKSPACE_DRAFT_TIMEOUT = int(os.environ["WORKSPACE_DRAFT_TIMEOUT"])
+if os.environ.get("WORKSPACE_MAX_DRAFTS_PER_THREAD"):
+    WORKSPACE_MAX_DRAFTS_PER_THREAD = int(os.environ["WORKSPACE_MAX_DRAFTS_PER_THREAD"])
 LOGIN_URL = "workspace_panel:login"  # the panel's own sign-in page, for every user (the admin's admits staff only)
 
 # Live events: one channel per thread, stored so that a reconnecting browser

@@ -133,7 +133,8 @@ class Server:
             request.add_header("Authorization", f"Token {token}")
         try:
             with urllib.request.urlopen(request, timeout=30) as response:
-                return response.status, json.loads(response.read())
+                answer = response.read()
+                return response.status, json.loads(answer) if answer else None
         except urllib.error.HTTPError as error:
             return error.code, json.loads(error.read() or b"null")
 

@@ -14,7 +14,8 @@ It serves, around the host's application:
   (``workspace.events.handover``), so that a viewer costs no more than its stream;
 - with the ``mcp`` extra installed, each thread's MCP server
   (``workspace.mcp.asgi``), which owns the ASGI lifespan. Without it, the
-  MCP paths reach Django, which answers that MCP is not served.
+  MCP paths reach Django, which answers that MCP is not served;
+- the check that ends drafts nobody writes to any more (``workspace.draft_expiry``).
 
 It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 ``workspace.mcp`` and ``workspace.events.handover``, which still work.
@@ -23,7 +24,8 @@ It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 import importlib.util
 import logging
 
-from .asgi_types import ASGIApplication
+from . import draft_expiry
+from .asgi_types import ASGIApplication, Receive, Scope, Send
 from .events.handover import hold_streams
 
 logger = logging.getLogger(__name__)
@@ -38,7 +40,17 @@ def with_workspace(django_application: ASGIApplication) -> ASGIApplication:
         from .mcp.asgi import asgi as with_mcp  # the mcp extra: imported only where it is installed
 
         application = with_mcp(application)
-    return application
+    return _expiring_drafts(application)
+
+
+def _expiring_drafts(application: ASGIApplication) -> ASGIApplication:
+    """``application``, with this process's check for expired drafts started at its first request."""
+
+    async def expiring_drafts(scope: Scope, receive: Receive, send: Send) -> None:
+        draft_expiry.start()
+        await application(scope, receive, send)
+
+    return expiring_drafts
 
 
 def mcp_installed() -> bool:

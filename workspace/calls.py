@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 
 from .deprecation import moved_names
 from .exceptions import InvalidArguments
-from .preconditions import IDEMPOTENCY_KEY_PATTERN, ExpectedVersions
+from .preconditions import DRAFT_ID_PATTERN, IDEMPOTENCY_KEY_PATTERN, ExpectedVersions
 
 __all__ = [
     "IDEMPOTENCY_KEY_PATTERN",
@@ -37,13 +37,15 @@ __all__ = [
 @dataclass(frozen=True)
 class CallOptions:
     """Set by the caller, not the agent: over HTTP from the request (its user,
-    ``If-Match``, ``Idempotency-Key``); in Python from the collection's keywords.
+    ``If-Match``, ``Idempotency-Key``, ``Draft-Id``); in Python from the collection's keywords.
     ``expected_version`` may be given as a version number: it is kept as
-    ``ExpectedVersions``."""
+    ``ExpectedVersions``. ``draft_id``: the live draft this call ends
+    (``committed`` with its change, ``failed`` otherwise; SPEC 9)."""
 
     actor: str | None = None
     expected_version: ExpectedVersions | int | None = None
     idempotency_key: str | None = None
+    draft_id: str | None = None
 
     def __post_init__(self) -> None:
         if self.actor is not None and not isinstance(self.actor, str):
@@ -56,6 +58,9 @@ class CallOptions:
         key = self.idempotency_key
         if key is not None and not (isinstance(key, str) and IDEMPOTENCY_KEY_PATTERN.fullmatch(key)):
             raise InvalidArguments("the idempotency key must be 1 to 255 printable ASCII characters")
+        draft = self.draft_id
+        if draft is not None and not (isinstance(draft, str) and DRAFT_ID_PATTERN.fullmatch(draft)):
+            raise InvalidArguments(f"invalid draft id {str(draft)[:65]!r}: use 1 to 64 characters of A-Z a-z 0-9 _ -")
 
     @property
     def expected_versions(self) -> ExpectedVersions | None:

@@ -136,6 +136,20 @@ INTEGER_SETTINGS = [
         "Set it to the MCP sessions one user may hold open in one server process, e.g. 100.",
         "workspace.E016",
     ),
+    IntegerSetting(
+        "WORKSPACE_DRAFT_TIMEOUT",
+        1,
+        False,
+        "Set it to the seconds a draft stays open without a new piece, e.g. 30.",
+        "workspace.E019",
+    ),
+    IntegerSetting(
+        "WORKSPACE_MAX_DRAFTS_PER_THREAD",
+        1,
+        False,
+        "Set it to the drafts one thread may have open at once, e.g. 8.",
+        "workspace.E020",
+    ),
 ]
 
 
@@ -152,7 +166,7 @@ def _check_integers() -> Messages:
 
 
 def _check_rates() -> Messages:
-    for name in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS"):
+    for name in ("WORKSPACE_RATE_WRITES", "WORKSPACE_RATE_READS", "WORKSPACE_RATE_DRAFTS"):
         value = getattr(conf, name.removeprefix("WORKSPACE_"))
         if value is not None and not _is_rate(value):
             yield checks.Error(

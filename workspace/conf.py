@@ -15,6 +15,9 @@ DEFAULTS: dict[str, Any] = {
     "WORKSPACE_RATE_READS": "3000/min",
     "WORKSPACE_MAX_STREAMS_PER_USER": 20,
     "WORKSPACE_MCP_MAX_SESSIONS_PER_USER": 100,
+    "WORKSPACE_DRAFT_TIMEOUT": 30,
+    "WORKSPACE_MAX_DRAFTS_PER_THREAD": 8,
+    "WORKSPACE_RATE_DRAFTS": "6000/min",
 }
 
 
@@ -69,6 +72,15 @@ class Settings:
 
     MCP_MAX_SESSIONS_PER_USER = Setting[int]("WORKSPACE_MCP_MAX_SESSIONS_PER_USER")
     """MCP sessions (2025 protocols) one user may hold open at once in one server process."""
+
+    DRAFT_TIMEOUT = Setting[int]("WORKSPACE_DRAFT_TIMEOUT")
+    """Seconds a draft stays open without a new piece; then it ends as ``expired``."""
+
+    MAX_DRAFTS_PER_THREAD = Setting[int]("WORKSPACE_MAX_DRAFTS_PER_THREAD")
+    """Drafts one thread may have open at once; one more is refused (429)."""
+
+    RATE_DRAFTS = Setting[str | None]("WORKSPACE_RATE_DRAFTS")
+    """Pieces of drafts per user, in DRF's notation (``6000/min``); None: no limit."""
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:

@@ -145,3 +145,36 @@ class EditConflict(WorkspaceError):
 
     def envelope_extras(self) -> dict:
         return {"current_version": self.current_version, "conflicts": self.conflicts}
+
+
+class DraftNotFound(WorkspaceError, LookupError):
+    status_code = 404
+    default_code = "draft_not_found"
+
+
+class DraftEnded(WorkspaceError):
+    """A piece of a draft that has ended: a new tool call needs a new call id."""
+
+    status_code = 409
+    default_code = "draft_ended"
+
+
+class DraftForbidden(WorkspaceError):
+    """A piece or a cancel of a draft another user opened."""
+
+    status_code = 403
+    default_code = "draft_forbidden"
+
+
+class DraftTooLarge(WorkspaceError, ValueError):
+    """A draft's arguments past ``DATA_UPLOAD_MAX_MEMORY_SIZE``; the draft ended as failed."""
+
+    default_code = "draft_too_large"
+
+
+class TooManyDrafts(WorkspaceError):
+    """A thread at ``WORKSPACE_MAX_DRAFTS_PER_THREAD`` open drafts."""
+
+    status_code = 429
+    default_code = "too_many_drafts"
+    retry_after = 5

@@ -1,4 +1,5 @@
-"""The app's tables: the working documents, their revisions and snapshots, and the idempotency records."""
+"""The app's tables: the working documents, their revisions and snapshots, the idempotency
+records, and the drafts of tool calls still being generated."""
 
 from django.db import models
 
@@ -132,3 +133,70 @@ class IdempotencyRecord(models.Model):
     class Meta:
         constraints = [models.UniqueConstraint(fields=["owner", "key"], name="workspace_idempotency_unique_key")]
         indexes = [models.Index(fields=["created_at"], name="workspace_idempotency_created")]
+
+
+class DraftCounter(models.Model):
+    """The event ids of one thread's drafts (SPEC 9): each piece of text and
+    each end takes the next id under this row's lock, so the ids commit in
+    order. ``published_id``: the last id a process claimed to publish to
+    Pushpin (each range is published once)."""
+
+    thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH, unique=True)
+    last_id = models.PositiveBigIntegerField(default=0)
+    published_id = models.PositiveBigIntegerField(default=0)
+
+
+class Draft(models.Model):
+    """A tool call still being generated, whose arguments arrive piece by piece.
+
+    Not a revision: its pieces are deleted when it ends; the row stays a while
+    (``outcome`` set) so that late pieces are refused and streams hear of the end.
+    ``parser_state`` is the partial-JSON parser's state between pieces
+    (``workspace.partial_json``); never the text itself."""
+
+    class Outcome(models.TextChoices):
+        COMMITTED = "committed"
+        FAILED = "failed"
+        CANCELLED = "cancelled"
+        EXPIRED = "expired"
+
+    thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH)
+    call_id = models.CharField(max_length=64)
+    tool = models.CharField(max_length=128)
+    field = models.CharField(max_length=32, help_text="The tool's text argument shown to viewers.")
+    actor = models.TextField(null=True, blank=True)
+    base_version = models.PositiveIntegerField(null=True, blank=True, help_text="The document's version at the start.")
+    received = models.PositiveBigIntegerField(default=0, help_text="Characters of arguments received.")
+    text_length = models.PositiveBigIntegerField(default=0, help_text="Characters of the field's text so far.")
+    title = models.CharField(max_length=TITLE_MAX_LENGTH, null=True, blank=True)
+    parser_state = models.JSONField(default=dict)
+    opened_id = models.PositiveBigIntegerField(help_text="The event id the draft opened at.")
+    touched_at = models.DateTimeField(help_text="When its last piece arrived.")
+    outcome = models.CharField(max_length=16, choices=Outcome.choices, null=True, blank=True)
+    ended_id = models.PositiveBigIntegerField(null=True, blank=True)
+    version = models.PositiveIntegerField(null=True, blank=True, help_text="The version a committed call made.")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["thread_id", "call_id"], name="workspace_draft_unique_call")]
+        indexes = [
+            models.Index(fields=["outcome", "touched_at"], name="workspace_draft_due"),
+            models.Index(fields=["thread_id", "ended_id"], name="workspace_draft_ended"),
+        ]
+
+    def __str__(self) -> str:
+        return f"draft {self.call_id} of {self.thread_id}"
+
+
+class DraftPiece(models.Model):
+    """Characters a piece of a draft added to its text, at ``offset``; one row
+    per piece, so that a piece costs the same at the start of a long draft as
+    at its end (appending to one text column rewrites it whole)."""
+
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="pieces")
+    thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH)
+    event_id = models.PositiveBigIntegerField()
+    offset = models.PositiveBigIntegerField()
+    text = models.TextField()
+
+    class Meta:
+        indexes = [models.Index(fields=["thread_id", "event_id"], name="workspace_draftpiece_after")]

@@ -16,6 +16,9 @@ from .exceptions import InvalidArguments
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x20-\x7e]{1,255}")
 # The same, as the OpenAPI schema shows it (ECMA-262 syntax).
 IDEMPOTENCY_KEY_SCHEMA_PATTERN = "^[ -~]{1,255}$"
+# A live draft's call id (SPEC 9), in Draft-Id and in the drafts' paths.
+DRAFT_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
+DRAFT_ID_SCHEMA_PATTERN = "^[A-Za-z0-9_-]{1,64}$"
 
 # An entity tag of this app is a version in quotes, weak (W/"7") or strong ("7"); bare digits are taken too.
 ENTITY_TAG = r'(W/)?"([0-9]{1,18})"|([0-9]{1,18})'
@@ -84,4 +87,13 @@ def parse_idempotency_key(value: str | None) -> str | None:
     """The ``Idempotency-Key`` header as given (None without it); ``InvalidArguments`` (400) when malformed."""
     if value is not None and not IDEMPOTENCY_KEY_PATTERN.fullmatch(value):
         raise InvalidArguments("Idempotency-Key must be 1 to 255 printable ASCII characters")
+    return value
+
+
+def parse_draft_id(value: str | None) -> str | None:
+    """A ``Draft-Id`` header: the call id of the live draft the call ends; InvalidArguments when malformed."""
+    if value is None:
+        return None
+    if not DRAFT_ID_PATTERN.fullmatch(value):
+        raise InvalidArguments(f"Draft-Id must be 1 to 64 characters of A-Z a-z 0-9 _ -, got {value[:65]!r}")
     return value

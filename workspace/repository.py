@@ -311,3 +311,8 @@ __getattr__ = moved_names(
         for name in ("SNAPSHOT_EVERY_CHANGES", "SNAPSHOT_MIN_CHARS", "SPLICE_RUN_CHARS", "SPLICE_RUN_MIN")
     },
 )
+
+
+def current_version(thread_id: str) -> int | None:
+    """The document's version as this transaction sees it (None: it has none)."""
+    return WorkingDocument.objects.filter(thread_id=thread_id).values_list("version", flat=True).first()

@@ -1,7 +1,7 @@
 """The seam between writes and what follows them.
 
 Senders know nothing of how changes are delivered; receivers (the events
-package) connect here. Both signals are sent inside the writing transaction.
+package) connect here. Every signal is sent inside the writing transaction.
 """
 
 from dataclasses import dataclass
@@ -33,3 +33,6 @@ document_changed = Signal()
 
 # Sent when a tool returns an artifact, with ``thread_id``, ``tool`` (its name) and ``artifact``.
 artifact_produced = Signal()
+
+# Sent when a thread's drafts changed (a piece, an end), with ``thread_id``.
+draft_changed = Signal()

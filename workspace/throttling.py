@@ -1,5 +1,5 @@
-"""Per-user rates for tool calls (writes) and reads, in DRF's notation
-(``WORKSPACE_RATE_WRITES``, ``WORKSPACE_RATE_READS``), counted in Django's
+"""Per-user rates for tool calls (writes), reads and the pieces of drafts, in DRF's
+notation (``WORKSPACE_RATE_WRITES``, ``WORKSPACE_RATE_READS``, ``WORKSPACE_RATE_DRAFTS``), counted in Django's
 default cache: shared by every server process when that cache is shared
 (Redis), per process otherwise. Over the rate: 429 with ``Retry-After``."""
 
@@ -44,3 +44,8 @@ class WriteRateThrottle(WorkspaceRateThrottle):
 class ReadRateThrottle(WorkspaceRateThrottle):
     scope = "workspace_reads"
     rate_setting = "RATE_READS"
+
+
+class DraftRateThrottle(WorkspaceRateThrottle):
+    scope = "workspace_drafts"
+    rate_setting = "RATE_DRAFTS"

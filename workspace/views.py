@@ -15,17 +15,17 @@ from rest_framework.exceptions import NotFound
 from rest_framework.request import Request
 from rest_framework.response import Response
 
-from . import edit_request, history, parameters, people
+from . import draft_expiry, draft_request, draft_store, edit_request, history, parameters, people
 from .calls import CallOptions
 from .deprecation import moved_names
 from .events import link_authentication
 from .events.stream import stream_response
-from .exceptions import RETRY_AFTER_SECONDS, InvalidArguments
+from .exceptions import RETRY_AFTER_SECONDS, DraftNotFound, InvalidArguments
 from .models import Revision, WorkingDocument
-from .preconditions import parse_idempotency_key, parse_if_match
+from .preconditions import parse_draft_id, parse_idempotency_key, parse_if_match
 from .repository import WorkspaceRepository
 from .request_body import size_chunked_body, tool_arguments
-from .throttling import ReadRateThrottle, WriteRateThrottle
+from .throttling import DraftRateThrottle, ReadRateThrottle, WriteRateThrottle
 from .tools.arguments import shorten
 from .tools.envelope import failure_envelope
 from .tools.exports import FORMATS
@@ -35,6 +35,7 @@ from .view_defaults import CanAccessThread, JSONOnly, WorkspaceView
 __all__ = [
     "CanAccessThread",
     "DocumentView",
+    "DraftView",
     "EventStreamView",
     "JSONOnly",
     "MAX_REVISIONS_PER_PAGE",
@@ -84,6 +85,7 @@ class ToolCallView(WorkspaceView):
             actor=request.user.get_username(),
             expected_version=parse_if_match(request.headers.get("If-Match")),
             idempotency_key=parse_idempotency_key(request.headers.get("Idempotency-Key")),
+            draft_id=parse_draft_id(request.headers.get("Draft-Id")),
         )
         result = tool.invoke(thread_id, arguments, options)
         answer_headers = {}
@@ -173,6 +175,28 @@ class RevisionRestoreView(WorkspaceView):
 
         arguments = {"version": number, "if_match": request.headers.get("If-Match")}
         return _answer(people.run(user, _idempotency_key(request), thread_id, "POST restore/", arguments, write))
+
+
+class DraftView(WorkspaceView):
+    """A live draft of a tool call (SPEC 9): ``POST`` a piece of its JSON
+    arguments (the first opens it), ``DELETE`` to cancel it."""
+
+    permission_classes = [permissions.IsAuthenticated, CanAccessThread]
+    throttle_classes = [DraftRateThrottle]
+
+    def may_write(self) -> bool:
+        return True
+
+    def post(self, request: Request, thread_id: str, call_id: str) -> Response:
+        draft_expiry.start()  # this process took a draft: it ends those nobody writes to
+        tool, delta = draft_request.draft_piece(tool_arguments(request, "tool and delta"))
+        received = draft_store.add(thread_id, call_id, tool, delta, request.user.get_username())
+        return Response({"call_id": call_id, "received": received}, status=202)
+
+    def delete(self, request: Request, thread_id: str, call_id: str) -> Response:
+        if not draft_store.cancel(thread_id, call_id, request.user.get_username()):
+            raise DraftNotFound(f"thread {thread_id!r} has no open draft {call_id[:65]!r}")
+        return Response(status=204)
 
 
 class RevisionSerializer(serializers.Serializer):

@@ -5,7 +5,7 @@ revision, and an artifact's event is stored by the tool's transaction. Once
 that commits, every configured transport (``transports``) is told: the
 fan-out wakes the streams of this process (``watchers``, ``feed``) and,
 with Redis, those of the others; they read from the storage what they have
-not sent yet. Behind Pushpin the event is also published to it, for the
+not sent yet. A change of a thread's drafts is announced the same way. Behind Pushpin the event is also published to it, for the
 streams it holds. A commit that is never announced (the process died) is
 found by the next announcement on the thread, or by a reconnecting client.
 
@@ -18,20 +18,22 @@ from typing import Any
 from django.db import router, transaction
 
 from ..models import WorkingDocument
-from ..signals import DocumentChange, artifact_produced, document_changed
-from .channels import artifact_channel, document_channel
+from ..signals import DocumentChange, artifact_produced, document_changed, draft_changed
+from .channels import artifact_channel, document_channel, draft_channel
 from .storage import ThreadEventStorage, fits
 from .transports import CommittedChange, transports
 from .transports.base import FoundEvent
 
 DOCUMENT_UID = "workspace.events.document"
 ARTIFACT_UID = "workspace.events.artifact"
+DRAFT_UID = "workspace.events.draft"
 
 
 def connect() -> None:
-    """Announce every document change and store every artifact's event."""
+    """Announce every document change and draft change, and store every artifact's event."""
     document_changed.connect(announce_document_change, dispatch_uid=DOCUMENT_UID)
     artifact_produced.connect(store_artifact_event, dispatch_uid=ARTIFACT_UID)
+    draft_changed.connect(announce_draft_change, dispatch_uid=DRAFT_UID)
 
 
 def announce_document_change(sender: Any, change: DocumentChange, **kwargs: Any) -> None:
@@ -46,6 +48,11 @@ def store_artifact_event(sender: Any, thread_id: str, tool: str, artifact: Any, 
     channel = artifact_channel(thread_id)
     event = ThreadEventStorage().append_event(channel, "artifact", data)
     _announce_after_commit(CommittedChange(channel, lambda: (event, event.id - 1)))
+
+
+def announce_draft_change(sender: Any, thread_id: str, **kwargs: Any) -> None:
+    # Its events are read from the drafts' tables (Pushpin's transport claims and publishes them).
+    _announce_after_commit(CommittedChange(draft_channel(thread_id), lambda: None))
 
 
 def _announce_after_commit(change: CommittedChange) -> None:

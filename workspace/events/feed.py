@@ -11,6 +11,11 @@ one query and one encoding per change, not a thousand. A stream that must
 read from elsewhere (the id is gone, or more than a page came) reads the
 storage itself. A stream that sent nothing for ``KEEP_ALIVE_SECONDS`` is
 woken with no change, to send a keep-alive (one timer for all of them).
+
+A thread's drafts are read at most once per ``DRAFT_COALESCE_SECONDS``:
+pieces that arrive in between go out together, one event per draft. Their
+document is read with them, so that a committed draft's end never comes
+before its document event, even when Redis brings the two out of order.
 """
 
 import asyncio
@@ -21,12 +26,14 @@ from collections.abc import Iterable
 from asgiref.sync import sync_to_async
 
 from ..internals.django_eventstream import Event, EventDoesNotExist, make_id, sse_encode_event
+from .channels import DRAFT_PREFIX, document_channel
 from .storage import ThreadEventStorage
 from .watchers import watch
 
 PAGE = 50  # events one shared read returns; more, and each stream reads its own
 KEEP_ALIVE_SECONDS = 20
 KEEP_ALIVE_CHECK_SECONDS = 5  # so a quiet stream's keep-alive comes 20 to 25 s after what it sent last
+DRAFT_COALESCE_SECONDS = 0.05
 
 
 class Listener:
@@ -66,6 +73,9 @@ class Feed:
         self.reads: dict[str, dict[int, asyncio.Future]] = {}
         # channel -> the stream's last ids -> (the chunk, the ids after it); dropped likewise.
         self.chunks: dict[str, dict[tuple, tuple[bytes, dict]]] = {}
+        # drafts channel -> when it was last read; and those held back until their window ends.
+        self.drafts_read_at: dict[str, float] = {}
+        self.drafts_held: set[str] = set()
         watch(self.changed_threadsafe)  # for as long as the loop runs
         loop.call_later(KEEP_ALIVE_CHECK_SECONDS, self._wake_the_quiet)
 
@@ -85,16 +95,44 @@ class Feed:
                 self.listeners.pop(channel, None)
                 self.reads.pop(channel, None)
                 self.chunks.pop(channel, None)
+                self.drafts_read_at.pop(channel, None)
 
     def changed_threadsafe(self, channel: str | None) -> None:
         if not self.loop.is_closed():
             self.loop.call_soon_threadsafe(self._changed, channel)
 
     def _changed(self, channel: str | None) -> None:
-        """Read what follows each last id the channel's streams stand at (one
+        if channel is not None and channel.startswith(DRAFT_PREFIX):
+            self._drafts_changed(channel)
+        else:
+            self._read_for(list(self.listeners) if channel is None else [channel])
+
+    def _drafts_changed(self, channel: str) -> None:
+        """Read the drafts now, or when the window since their last read ends."""
+        if channel in self.drafts_held:
+            return
+        wait = self.drafts_read_at.get(channel, -DRAFT_COALESCE_SECONDS) + DRAFT_COALESCE_SECONDS - self.loop.time()
+        if wait > 0:
+            self.drafts_held.add(channel)
+            self.loop.call_later(wait, self._read_held_drafts, channel)
+            return
+        self._read_drafts(channel)
+
+    def _read_held_drafts(self, channel: str) -> None:
+        self.drafts_held.discard(channel)
+        self._read_drafts(channel)
+
+    def _read_drafts(self, channel: str) -> None:
+        if channel in self.listeners:
+            self.drafts_read_at[channel] = self.loop.time()
+        self._read_for([document_channel(channel.removeprefix(DRAFT_PREFIX)), channel])
+
+    def _read_for(self, channels: list[str]) -> None:
+        """Read what follows each last id the channels' streams stand at (one
         read per distinct id), and wake each stream once its read is done."""
-        channels = list(self.listeners) if channel is None else [channel]
         for name in channels:
+            if name not in self.listeners:
+                continue
             reads = self.reads[name] = {}  # what was read before this change is not the news
             self.chunks[name] = {}
             waiting: dict[int, list[Listener]] = {}

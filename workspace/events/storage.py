@@ -4,13 +4,12 @@ Document events are read from the revision log, the record each change
 wrote in its own transaction: in version order, none twice, and none lost
 when a process dies right after a commit. Artifact events are stored in
 django-eventstream's tables by the tool's transaction, and kept 24 hours.
+Draft events are read from the drafts' tables (``events.drafts``).
 """
 
-import json
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.core.serializers.json import DjangoJSONEncoder
 from django.db import close_old_connections, connections, router
 from django.utils import timezone
 
@@ -19,7 +18,9 @@ from ..conf import conf
 from ..history import EVENT_REASON_CHARS
 from ..internals.django_eventstream import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
 from ..signals import DocumentChange
-from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX
+from . import drafts
+from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX, DRAFT_PREFIX
+from .encoding import encode, fits
 
 ARTIFACTS_KEPT_FOR = timedelta(hours=24)
 
@@ -54,18 +55,6 @@ def document_event_data(thread_id: str, change: dict) -> dict:
     return data
 
 
-def encode(data: Any) -> str:
-    """As JSON, characters as they are (only control characters escaped)."""
-    return json.dumps(data, cls=DjangoJSONEncoder, ensure_ascii=False)
-
-
-def fits(value: Any) -> bool:
-    """Whether ``value`` encodes within about WORKSPACE_EVENT_MAX_CHARS characters
-    (control characters take six each once escaped)."""
-    limit = conf.EVENT_MAX_CHARS
-    return (len(value) <= limit if isinstance(value, str) else True) and len(encode(value)) <= 2 * limit + 1024
-
-
 class ThreadEventStorage(StorageBase):
     """Each read gives its database connection back at once: an open stream
     would otherwise hold a pooled connection for as long as its viewer stays."""
@@ -74,6 +63,8 @@ class ThreadEventStorage(StorageBase):
         try:
             if channel.startswith(DOCUMENT_PREFIX):
                 return self._document_events(channel, last_id, limit)
+            if channel.startswith(DRAFT_PREFIX):
+                return drafts.events_after(channel.removeprefix(DRAFT_PREFIX), last_id)
             return self._artifact_events(channel, last_id, limit)
         finally:
             close_old_connections()
@@ -82,6 +73,8 @@ class ThreadEventStorage(StorageBase):
         try:
             if channel.startswith(DOCUMENT_PREFIX):
                 return history.newest_event_id(channel.removeprefix(DOCUMENT_PREFIX))
+            if channel.startswith(DRAFT_PREFIX):
+                return drafts.current_id(channel.removeprefix(DRAFT_PREFIX))
             return EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
         finally:
             close_old_connections()
@@ -93,6 +86,8 @@ class ThreadEventStorage(StorageBase):
         try:
             if channel.startswith(DOCUMENT_PREFIX):
                 return history.never_handed_out(channel.removeprefix(DOCUMENT_PREFIX), event_id)
+            if channel.startswith(DRAFT_PREFIX):
+                return event_id > drafts.current_id(channel.removeprefix(DRAFT_PREFIX))
             return event_id > self.get_current_id(channel)
         finally:
             close_old_connections()

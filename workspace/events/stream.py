@@ -14,9 +14,9 @@ from django.http.response import HttpResponseBase
 from django_eventstream.views import events as eventstream_view
 
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
-from ..internals.django_eventstream import EventRequest, add_default_headers
-from . import handover, slots
-from .channels import channels_of
+from ..internals.django_eventstream import EventRequest, add_default_headers, make_id
+from . import drafts, handover, slots
+from .channels import channels_of, draft_channel
 from .link_authentication import proxied
 from .storage import ThreadEventStorage
 from .stream_body import stream_body
@@ -36,7 +36,7 @@ def stream_response(request: HttpRequest, thread_id: str) -> HttpResponseBase:
     proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
     if proxy_only:
         raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
-    _check_last_event_id(request, thread_id)
+    _start_drafts_from_resume(request, thread_id, _check_last_event_id(request, thread_id))
     if not isinstance(request, ASGIRequest):
         # Under WSGI the endless stream would hold a sync worker for good.
         raise ServiceUnavailable("event streams are served by the ASGI server or through Pushpin; route /events/ there")
@@ -67,7 +67,7 @@ async def _no_body() -> AsyncGenerator[bytes, None]:
 def _grip_response(request: Any, thread_id: str) -> HttpResponseBase:
     """Pushpin's request: what the client missed, and how to hold its stream."""
     if "link" not in request.GET:  # the client's own request, not one of the links given to Pushpin
-        _check_last_event_id(request, thread_id)
+        _start_drafts_from_resume(request, thread_id, _check_last_event_id(request, thread_id))
     if any(not EVENT_NUMBER.fullmatch(last) for last in request.grip.last.values()):
         raise InvalidArguments("Grip-Last holds an id this stream never gave")
     response = eventstream_view(request, channels=channels_of(thread_id))
@@ -79,7 +79,15 @@ EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 EVENT_ID_PART = re.compile(rf"([^,:]+):({EVENT_NUMBER.pattern})")
 
 
-def _check_last_event_id(request: HttpRequest, thread_id: str) -> None:
+def _start_drafts_from_resume(request: HttpRequest, thread_id: str, last_ids: dict[str, int]) -> None:
+    """A stream (re)opening starts its drafts channel where it gets every open
+    draft whole (``events.drafts.resume_id``), whatever id the client had:
+    given to django-eventstream as part of the client's Last-Event-ID."""
+    last_ids[draft_channel(thread_id)] = drafts.resume_id(thread_id)
+    request.META["HTTP_LAST_EVENT_ID"] = make_id(last_ids)
+
+
+def _check_last_event_id(request: HttpRequest, thread_id: str) -> dict[str, int]:
     """At most one ``Last-Event-ID`` (header or ``lastEventId`` parameter), and
     only as this stream hands them out: ``channel:number[,channel:number]``
     with the thread's own channels, each once, and numbers they may have given."""
@@ -87,7 +95,7 @@ def _check_last_event_id(request: HttpRequest, thread_id: str) -> None:
     if "Last-Event-ID" in request.headers:
         given.append(request.headers["Last-Event-ID"])
     if not given:
-        return
+        return {}
     if len(given) > 1:
         raise InvalidArguments("give the last event id once: the Last-Event-ID header or one lastEventId parameter")
     channels = set(channels_of(thread_id))
@@ -103,6 +111,7 @@ def _check_last_event_id(request: HttpRequest, thread_id: str) -> None:
     storage = ThreadEventStorage()
     if any(storage.never_handed_out(channel, event_id) for channel, event_id in seen.items()):
         raise _not_handed_out(given[0])
+    return seen
 
 
 def _not_handed_out(last_event_id: str) -> InvalidArguments:

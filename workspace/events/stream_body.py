@@ -23,6 +23,7 @@ from ..internals.django_eventstream import (
     sse_encode_event,
 )
 from . import feed, slots
+from .channels import in_sending_order
 
 OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
 KEEP_ALIVE = b"event: keep-alive\ndata:\n\n"
@@ -65,7 +66,7 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
                     continue
                 chunks: list[bytes] = []
                 gap = False
-                for channel in sorted(changed):
+                for channel in in_sending_order(changed):
                     encoded = await listener.feed.chunk_after(channel, last_ids)
                     if encoded is None:
                         gap = True
@@ -96,8 +97,8 @@ def _encode_read(response: Any, last_ids: dict[str, Any]) -> bytes:
             event_id=make_id(last_ids),
             json_encode=True,
         )
-    for channel, events in response.channel_items.items():
-        chunk += feed.encode(events, channel, last_ids)
+    for channel in in_sending_order(list(response.channel_items)):
+        chunk += feed.encode(response.channel_items[channel], channel, last_ids)
     return chunk.encode()
 
 

@@ -54,6 +54,7 @@ __all__ = [
     "StoredEvent",
     "add_default_headers",
     "get_events",
+    "grip_chunk_item",
     "grip_item",
     "link_user_key",
     "make_id",
@@ -127,3 +128,16 @@ def link_user_key(es_meta: str) -> str:
     ``jwt.InvalidTokenError`` when it is not one django-eventstream signed, or has expired."""
     meta = jwt.decode(es_meta, str(settings.SECRET_KEY).encode(), algorithms=["HS256"], options={"require": ["exp"]})
     return str(meta["user"])
+
+
+def grip_chunk_item(channel: str, events: list[Event], event_id: int, previous_id: int) -> dict[str, Any]:
+    """One item to publish to Pushpin for several ``events`` of ``channel`` at
+    once (none: the stream's ids only move), shaped as ``grip_item``'s: each
+    holder at ``previous_id`` gets them and stands at ``event_id`` after."""
+    content = "".join(sse_encode_event(event.type, event.data, event_id="%I", escape=True) for event in events)
+    return {
+        "channel": f"events-{quote(channel)}",
+        "id": str(event_id),
+        "prev-id": str(previous_id),
+        "formats": {"http-stream": {"content": content, "content-filters": ["build-id"]}},
+    }

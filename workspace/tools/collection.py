@@ -11,7 +11,9 @@ class ToolCollection:
     recorded in each revision; with ``expected_version`` a call changes
     nothing unless the document is at that version (0: has none); with
     ``idempotency_key`` a call is applied at most once (a retry through a new
-    instance with the same key and arguments gets the first answer back).
+    instance with the same key and arguments gets the first answer back);
+    with ``draft_id`` a call ends that live draft (``workspace.drafts``):
+    ``committed`` with its change, ``failed`` if it fails.
 
     A host writes its own collection as a subclass, and names it in
     ``WORKSPACE_TOOL_COLLECTIONS``::
@@ -45,6 +47,9 @@ class ToolCollection:
         actor: str | None = None,
         expected_version: int | None = None,
         idempotency_key: str | None = None,
+        draft_id: str | None = None,
     ) -> None:
         self.thread_id = thread_id
-        self.call_options = CallOptions(actor=actor, expected_version=expected_version, idempotency_key=idempotency_key)
+        self.call_options = CallOptions(
+            actor=actor, expected_version=expected_version, idempotency_key=idempotency_key, draft_id=draft_id
+        )

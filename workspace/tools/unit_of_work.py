@@ -7,8 +7,9 @@ the first write claims the call's expected version; the ``Idempotency-Key``
 is claimed (or its first answer replayed); the tool runs; an expected version
 no write claimed is checked under the row lock (a call that wrote nothing
 still gets 412 on a wrong version); ``artifact_produced`` is sent; the
-answer is stored for the key. Any error rolls all of it back and is answered
-as a failure envelope; each call is logged.
+answer is stored for the key; the call's live draft (``Draft-Id``) ends as
+``committed``. Any error rolls all of it back and is answered as a failure
+envelope (its draft then ends as ``failed``); each call is logged.
 """
 
 import logging
@@ -17,11 +18,11 @@ from typing import Any, Protocol
 
 from django.db import InterfaceError, OperationalError, router, transaction
 
-from .. import idempotency
+from .. import draft_store, idempotency
 from ..calls import CallOptions, ExpectedVersions, ToolCall, calling
 from ..exceptions import DatabaseUnavailable, InvalidArguments, ToolFailed, WorkspaceError
 from ..models import WorkingDocument
-from ..repository import check_precondition
+from ..repository import check_precondition, current_version
 from ..signals import artifact_produced
 from ..validation import validate_thread_id
 from .arguments import INJECTED_ARGUMENT, Arguments
@@ -52,6 +53,7 @@ def run_tool_call(
     ``options`` (over HTTP, from the request) default to the collection's
     ``call_options`` (in Python, from its keywords)."""
     thread_id = getattr(collection, "thread_id", None)
+    options = options or getattr(collection, "call_options", None) or CallOptions()
     try:
         result = _run(tool, collection, args, kwargs or {}, options)
     except WorkspaceError as error:
@@ -62,13 +64,14 @@ def run_tool_call(
     except Exception:
         logger.exception("tool %s failed on thread %r", tool.name, thread_id)
         result = ToolResult.failure(ToolFailed(f"{tool.name} failed because of an error on the server"))
+    if options.draft_id is not None and result.status_code != 200:
+        _end_draft_as_failed(thread_id, options.draft_id)
     outcome = "replayed" if result.replayed else "ok" if result.status_code == 200 else "failed"
     logger.info("%s on thread %.128r: %s (%d)", tool.name, thread_id, outcome, result.status_code)
     return result
 
 
-def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOptions | None) -> ToolResult:
-    options = options or getattr(collection, "call_options", None) or CallOptions()
+def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOptions) -> ToolResult:
     thread_id = validate_thread_id(collection.thread_id)
     arguments = tool.arguments.validate(args, kwargs)
     expected = options.expected_versions
@@ -91,7 +94,19 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
             artifact_produced.send(sender=type(collection), thread_id=thread_id, tool=tool.name, artifact=artifact)
         if claimed is not None:
             idempotency.store_answer(claimed, result.status_code, result.envelope)
+        if options.draft_id is not None:  # after the change, in its transaction: its event comes first
+            draft_store.end(thread_id, options.draft_id, draft_store.Outcome.COMMITTED, current_version(thread_id))
     return result
+
+
+def _end_draft_as_failed(thread_id: Any, draft_id: str) -> None:
+    """The call failed (and rolled back): its draft ends as ``failed``."""
+    try:
+        draft_store.end(validate_thread_id(thread_id), draft_id, draft_store.Outcome.FAILED)
+    except WorkspaceError:
+        pass  # a bad thread id: there is no such draft
+    except Exception:
+        logger.exception("could not end draft %.64r of thread %.128r as failed", draft_id, thread_id)
 
 
 def _check_agreement(expected: ExpectedVersions | None, argument: object) -> None:

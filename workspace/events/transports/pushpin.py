@@ -14,7 +14,8 @@ Publishing never holds a write: the request queues the event in the
 background publisher (``events.publisher``), which posts it, in order, with
 short timeouts, retrying while Pushpin is away; at most ``MAX_PENDING``
 events wait (the oldest are dropped: their streams recover them from
-storage at the next event).
+storage at the next event). Draft events are published by
+``pushpin_drafts``, coalesced.
 """
 
 import json
@@ -23,7 +24,9 @@ from django.conf import settings
 
 from ...internals.django_eventstream import grip_item
 from ..publisher import BackgroundPublisher, Refused, Send
+from ..channels import DRAFT_PREFIX
 from .base import CommittedChange, Transport
+from .pushpin_drafts import DraftPublishing
 
 TIMEOUT_SECONDS = 2.0
 MAX_PENDING = 10_000
@@ -67,8 +70,12 @@ class PushpinTransport(Transport):
         self.publisher = BackgroundPublisher(
             "Pushpin", _connect_publisher, max_pending=MAX_PENDING, max_batch_chars=MAX_BATCH_BYTES
         )
+        self.drafts = DraftPublishing(self.publisher.publish)
 
     def announce(self, change: CommittedChange) -> None:
+        if change.channel.startswith(DRAFT_PREFIX):
+            self.drafts.schedule(change.channel.removeprefix(DRAFT_PREFIX))
+            return
         found = change.find_event()
         if found is not None:
             self.publisher.publish(json.dumps(grip_item(*found)))

@@ -1,0 +1,195 @@
+"""Live drafts over HTTP and from Python (SPEC 9): the protocol, its bounds,
+how a draft ends, and that drafts never become history. What viewers see
+of them on the stream is in ``test_draft_events.py``."""
+
+import json
+from datetime import timedelta
+
+import pytest
+from django.test import override_settings
+from django.utils import timezone
+
+from workspace import draft_store
+from workspace.drafts import DraftWriter
+from workspace.events import drafts as draft_events
+from workspace.models import Draft, DraftPiece, Revision
+from workspace.tools import DocumentTools
+
+from .conftest import call_tool, stored
+
+pytestmark = pytest.mark.django_db
+WHY = "Testing live drafts."
+ARGUMENTS = json.dumps({"title": "Plan", "content": "# Plan\n\nStep one: caf\u00e9 \U0001f600 \"quoted\"\n"})
+
+
+def post_piece(api, thread_id, call_id, delta, tool="update_document"):
+    return api.post(
+        f"/api/workspace/threads/{thread_id}/drafts/{call_id}/", {"tool": tool, "delta": delta}, format="json"
+    )
+
+
+def in_pieces(text: str, size: int) -> list[str]:
+    return [text[start : start + size] for start in range(0, len(text), size)]
+
+
+def text_so_far(thread_id: str) -> dict[str, str]:
+    """Each open draft's text, rebuilt from its events as a client does."""
+    texts: dict[str, str] = {}
+    for event in draft_events.events_after(thread_id, 0):
+        data = json.loads(event.data)
+        if event.type == "draft":
+            texts[data["call_id"]] = texts.get(data["call_id"], "")[: data["offset"]] + data["delta"]
+    return texts
+
+
+def test_pieces_are_answered_with_what_was_received_and_shown_as_the_field_text(api):
+    received = 0
+    for piece in in_pieces(ARGUMENTS, 7):
+        answer = post_piece(api, "t1", "call_1", piece)
+        received += len(piece)
+        assert answer.status_code == 202, answer.content
+        assert answer.json() == {"call_id": "call_1", "received": received}
+    assert text_so_far("t1") == {"call_1": json.loads(ARGUMENTS)["content"]}
+    event = draft_events.events_after("t1", 0)[-1]
+    data = json.loads(event.data)
+    assert data["title"] == "Plan" and data["actor"] == "agent-owner" and data["field"] == "content"
+    assert data["base_version"] is None and data["tool"] == "update_document"
+
+
+def test_the_tool_call_with_draft_id_commits_it_after_its_document_version(api):
+    for piece in in_pieces(ARGUMENTS, 5):
+        post_piece(api, "t2", "call_2", piece)
+    arguments = {**json.loads(ARGUMENTS), "action_and_reasoning": WHY}
+    answer = call_tool(api, "t2", "update_document", arguments, **{"Draft-Id": "call_2"})
+    assert answer.status_code == 200
+    draft = Draft.objects.get(thread_id="t2", call_id="call_2")
+    assert (draft.outcome, draft.version) == ("committed", stored("t2")["version"])
+    assert not DraftPiece.objects.filter(draft=draft).exists()  # drafts are not kept
+    assert post_piece(api, "t2", "call_2", " ").status_code == 409  # a late piece: a new call needs a new id
+
+
+def test_a_failed_call_ends_its_draft_as_failed_and_a_cancel_as_cancelled(api):
+    post_piece(api, "t3", "a", '{"content": "x')
+    answer = call_tool(api, "t3", "update_document", {"content": "x"}, **{"Draft-Id": "a"})  # no reason: 400
+    assert answer.status_code == 400
+    assert Draft.objects.get(call_id="a").outcome == "failed"
+    post_piece(api, "t3", "b", '{"content": "x')
+    assert api.delete("/api/workspace/threads/t3/drafts/b/").status_code == 204
+    assert Draft.objects.get(call_id="b").outcome == "cancelled"
+    assert api.delete("/api/workspace/threads/t3/drafts/b/").status_code == 404
+
+
+def test_the_python_writer_and_the_call_it_ends():
+    draft = DraftWriter("t4", "py_1", "append_to_document", actor="planner")
+    for piece in in_pieces(json.dumps({"text": "- milk\n- eggs\n", "action_and_reasoning": WHY}), 4):
+        draft.feed(piece)
+    assert text_so_far("t4") == {"py_1": "- milk\n- eggs\n"}
+    result = draft.tools().append_to_document(text="- milk\n- eggs\n", action_and_reasoning=WHY)
+    assert result["success"]
+    assert Draft.objects.get(call_id="py_1").outcome == "committed"
+    other = DraftWriter("t4", "py_2", "append_to_document", actor="planner")
+    other.feed('{"text": "no')
+    assert other.cancel() and not other.cancel()
+
+
+def test_drafts_are_not_revisions(api):
+    DocumentTools("t5").update_document(content="one\n", action_and_reasoning=WHY)
+    post_piece(api, "t5", "c", '{"content": "two and more')
+    assert Revision.objects.filter(document__thread_id="t5").count() == 1
+    assert api.get("/api/workspace/threads/t5/revisions/").json()["results"][0]["version"] == 1
+    assert stored("t5")["content"] == "one\n"
+    assert json.loads(draft_events.events_after("t5", 0)[0].data)["base_version"] == 1
+
+
+@pytest.mark.parametrize(
+    "body, message",
+    [
+        ({"tool": "update_document"}, "delta is required"),
+        ({"tool": "update_document", "delta": 3}, "delta must be a string"),
+        ({"tool": "read_document", "delta": "{"}, "has no draft"),
+        ({"tool": "update_document", "delta": "{", "extra": 1}, "unknown fields: extra"),
+    ],
+)
+def test_bad_pieces_are_refused_saying_why_and_change_nothing(api, body, message):
+    answer = api.post("/api/workspace/threads/t6/drafts/c/", body, format="json")
+    assert answer.status_code == 400 and message in answer.json()["error"]
+    assert not Draft.objects.exists()
+
+
+def test_bad_call_ids_and_another_tool_are_refused(api):
+    assert post_piece(api, "t7", "x" * 65, "{").status_code == 400
+    assert post_piece(api, "t7", "bad.id", "{").status_code == 400
+    post_piece(api, "t7", "c", "{")
+    answer = post_piece(api, "t7", "c", '"text"', tool="append_to_document")
+    assert answer.status_code == 400 and "is of update_document" in answer.json()["error"]
+    bad = call_tool(api, "t7", "update_document", {"content": "x", "action_and_reasoning": WHY}, **{"Draft-Id": "a.b"})
+    assert bad.status_code == 400 and "Draft-Id" in bad.json()["error"]
+    assert stored("t7") is None
+
+
+def test_arguments_that_are_not_json_end_the_draft_as_failed(api):
+    post_piece(api, "t8", "c", '{"content": "fine')
+    answer = post_piece(api, "t8", "c", '", ]')
+    assert answer.status_code == 400 and "not JSON" in answer.json()["error"]
+    assert Draft.objects.get(call_id="c").outcome == "failed"
+
+
+@override_settings(DATA_UPLOAD_MAX_MEMORY_SIZE=200)
+def test_arguments_past_the_limit_are_refused_and_the_draft_fails(api):
+    assert post_piece(api, "t9", "c", '{"content": "' + "x" * 100).status_code == 202
+    assert post_piece(api, "t9", "c", "x" * 87).status_code == 202  # 200 characters: the most
+    answer = post_piece(api, "t9", "c", "x")
+    assert answer.status_code == 400 and "200 characters" in answer.json()["error"]
+    assert Draft.objects.get(call_id="c").outcome == "failed"
+
+
+@override_settings(WORKSPACE_MAX_DRAFTS_PER_THREAD=2)
+def test_open_drafts_per_thread_are_bounded(api):
+    assert post_piece(api, "t10", "a", "{").status_code == 202
+    assert post_piece(api, "t10", "b", "{").status_code == 202
+    refused = post_piece(api, "t10", "c", "{")
+    assert refused.status_code == 429 and refused["Retry-After"]
+    assert post_piece(api, "t11", "c", "{").status_code == 202  # another thread has its own
+    api.delete("/api/workspace/threads/t10/drafts/a/")
+    assert post_piece(api, "t10", "c", "{").status_code == 202
+
+
+@override_settings(WORKSPACE_RATE_DRAFTS="3/min")
+def test_pieces_have_a_rate_of_their_own(api):
+    statuses = [post_piece(api, "t12", "c", "{" if n == 0 else " ").status_code for n in range(4)]
+    assert statuses == [202, 202, 202, 429]
+    answer = call_tool(api, "t12", "append_to_document", {"text": "x", "action_and_reasoning": WHY})
+    assert answer.status_code == 200  # tool calls keep their own rate
+
+
+def test_a_draft_with_no_piece_for_the_timeout_expires():
+    writer = DraftWriter("t13", "c", "update_document")
+    writer.feed('{"content": "half')
+    assert draft_store.end_expired() == 0
+    Draft.objects.filter(call_id="c").update(touched_at=timezone.now() - timedelta(seconds=31))
+    assert draft_store.end_expired() == 1
+    assert Draft.objects.get(call_id="c").outcome == "expired"
+    assert draft_events.resume_id("t13") == draft_events.current_id("t13")  # a new viewer gets nothing of it
+
+
+def test_another_user_may_not_write_into_a_draft(api, django_user_model):
+    post_piece(api, "t14", "c", "{")
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    other = APIClient()
+    other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=django_user_model.objects.create_user('o')).key}")
+    assert post_piece(other, "t14", "c", '"').status_code == 403
+    assert other.delete("/api/workspace/threads/t14/drafts/c/").status_code == 403
+
+
+def read_only(user, thread_id, action):
+    return action == "read"
+
+
+@override_settings(WORKSPACE_ACCESS_POLICY="tests.test_drafts.read_only")
+def test_a_reader_may_not_send_drafts(api):
+    answer = post_piece(api, "t15", "c", "{")
+    assert answer.status_code == 403 and "read this thread but not change it" in answer.json()["error"]
+    assert api.delete("/api/workspace/threads/t15/drafts/c/").status_code == 403
+    assert not Draft.objects.exists()

@@ -1,0 +1,51 @@
+"""Drafts nobody writes to any more end as ``expired`` (``WORKSPACE_DRAFT_TIMEOUT``).
+
+One daemon thread per server process checks every few seconds
+(``draft_store.end_expired``: each draft is ended once, under its row lock,
+whichever process gets there first). The ASGI entry (``workspace.asgi``)
+starts it at the process's first request, and the drafts endpoint at its first piece.
+It holds no database connection between checks.
+"""
+
+import logging
+import os
+import threading
+import time
+
+from django.db import connections
+
+from . import draft_store
+from .conf import conf
+
+logger = logging.getLogger(__name__)
+
+_started_in: int | None = None
+_lock = threading.Lock()
+
+
+def start() -> None:
+    """Start this process's thread, once (again in a forked child)."""
+    global _started_in
+    if _started_in == os.getpid():
+        return
+    with _lock:
+        if _started_in == os.getpid():
+            return
+        _started_in = os.getpid()
+        threading.Thread(target=_run, name="workspace-draft-expiry", daemon=True).start()
+
+
+def check_interval() -> float:
+    """Seconds between two checks: a draft ends at most this late."""
+    return min(5.0, max(0.5, conf.DRAFT_TIMEOUT / 10))
+
+
+def _run() -> None:
+    while True:
+        time.sleep(check_interval())
+        try:
+            draft_store.end_expired()
+        except Exception:
+            logger.warning("could not end the expired drafts; trying again", exc_info=True)
+        finally:
+            connections.close_all()  # this thread's own connections

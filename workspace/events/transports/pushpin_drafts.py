@@ -1,0 +1,84 @@
+"""Publishing a thread's draft events to Pushpin: at most one item per thread
+every ``COALESCE_SECONDS`` from each process.
+
+A process that committed a change of a thread's drafts schedules the thread
+here; when it is due, this module's thread claims the ids not yet published
+(``events.drafts.claim_unpublished``: each range goes to one process only),
+reads their events, and queues them as one item (its ids chained from the
+range's start to its end, so Pushpin delivers it only to the streams that
+stand at its start; any other stream asks Django what it missed) in
+Pushpin's background publisher, after the document events queued before it:
+a committed draft's end follows its document event.
+"""
+
+import json
+import logging
+import os
+import threading
+import time
+from collections.abc import Callable
+
+from django.db import connections
+
+from ...internals.django_eventstream import grip_chunk_item
+from .. import drafts
+from ..channels import draft_channel
+
+logger = logging.getLogger(__name__)
+
+COALESCE_SECONDS = 0.05
+
+
+class DraftPublishing:
+    """Schedules threads whose drafts changed, and publishes each when due."""
+
+    def __init__(self, publish: Callable[[str], None]):
+        self.publish = publish
+        self.changed = threading.Condition()
+        self.due: dict[str, float] = {}  # thread -> when its drafts are published next
+        self.published_at: dict[str, float] = {}  # thread -> when they were last (the last second's)
+        self.pid: int | None = None
+
+    def schedule(self, thread_id: str) -> None:
+        """Publish the thread's new draft events soon (at once, unless it was published under 50 ms ago)."""
+        with self.changed:
+            if thread_id not in self.due:
+                self.due[thread_id] = max(time.monotonic(), self.published_at.get(thread_id, 0.0) + COALESCE_SECONDS)
+            if self.pid != os.getpid():
+                self.pid = os.getpid()
+                threading.Thread(target=self._run, name="workspace-pushpin-drafts", daemon=True).start()
+            self.changed.notify()
+
+    def _next_due(self) -> str:
+        with self.changed:
+            while True:
+                if not self.due:
+                    self.changed.wait()
+                    continue
+                thread_id, when = min(self.due.items(), key=lambda item: item[1])
+                now = time.monotonic()
+                if when > now:
+                    self.changed.wait(when - now)
+                    continue
+                del self.due[thread_id]
+                self.published_at = {t: at for t, at in self.published_at.items() if at > now - 1.0}
+                self.published_at[thread_id] = now
+                return thread_id
+
+    def _run(self) -> None:
+        while True:
+            thread_id = self._next_due()
+            try:
+                self._publish(thread_id)
+            except Exception:
+                logger.warning("could not publish the drafts of thread %.128r to Pushpin", thread_id, exc_info=True)
+            finally:
+                connections.close_all()  # this thread's connections: none is held between publishes
+
+    def _publish(self, thread_id: str) -> None:
+        claimed = drafts.claim_unpublished(thread_id)
+        if claimed is None:
+            return
+        after, up_to = claimed
+        events = drafts.events_after(thread_id, after, until=up_to)
+        self.publish(json.dumps(grip_chunk_item(draft_channel(thread_id), events, up_to, after)))
