@@ -13,7 +13,7 @@ from .live import EventStream, Server
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live drafts test."
-CONTENT = "# Plan\n\n" + "".join(f"{n}. caf\u00e9 \U0001f600 \"step\" \\ {n}\n" for n in range(40))
+CONTENT = "# Plan\n\n" + "".join(f'{n}. caf\u00e9 \U0001f600 "step" \\ {n}\n' for n in range(40))
 ARGUMENTS = json.dumps({"title": "The plan", "content": CONTENT, "action_and_reasoning": WHY})
 
 
@@ -31,7 +31,10 @@ def subscribe(server, token, thread_id) -> EventStream:
 
 def send(server, token, thread_id, call_id, delta, tool="update_document"):
     status, body = server.request(
-        "POST", f"/api/workspace/threads/{thread_id}/drafts/{call_id}/", token, json.dumps({"tool": tool, "delta": delta})
+        "POST",
+        f"/api/workspace/threads/{thread_id}/drafts/{call_id}/",
+        token,
+        json.dumps({"tool": tool, "delta": delta}),
     )
     assert status == 202, body
     return body

@@ -19,7 +19,7 @@ from .conftest import call_tool, stored
 
 pytestmark = pytest.mark.django_db
 WHY = "Testing live drafts."
-ARGUMENTS = json.dumps({"title": "Plan", "content": "# Plan\n\nStep one: caf\u00e9 \U0001f600 \"quoted\"\n"})
+ARGUMENTS = json.dumps({"title": "Plan", "content": '# Plan\n\nStep one: caf\u00e9 \U0001f600 "quoted"\n'})
 
 
 def post_piece(api, thread_id, call_id, delta, tool="update_document"):
@@ -178,7 +178,9 @@ def test_another_user_may_not_write_into_a_draft(api, django_user_model):
     from rest_framework.test import APIClient
 
     other = APIClient()
-    other.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=django_user_model.objects.create_user('o')).key}")
+    other.credentials(
+        HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=django_user_model.objects.create_user('o')).key}"
+    )
     assert post_piece(other, "t14", "c", '"').status_code == 403
     assert other.delete("/api/workspace/threads/t14/drafts/c/").status_code == 403
 

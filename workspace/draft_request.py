@@ -17,7 +17,7 @@ def draft_piece(data: dict[str, Any]) -> tuple[str, str]:
         )
     for name in FIELDS:
         if name not in data:
-            raise InvalidArguments(f"{name} is required: the body is {{\"tool\": <a tool that writes>, \"delta\": <text>}}")
+            raise InvalidArguments(f'{name} is required: the body is {{"tool": <a tool that writes>, "delta": <text>}}')
         if not isinstance(data[name], str):
             raise InvalidArguments(f"{name} must be a string, got {type(data[name]).__name__}")
     return data["tool"], data["delta"]

@@ -39,7 +39,9 @@ Outcome = Draft.Outcome
 
 def validate_call_id(call_id: object) -> str:
     if not isinstance(call_id, str) or not DRAFT_ID_PATTERN.fullmatch(call_id):
-        raise InvalidArguments(f"invalid draft call id {str(call_id)[:65]!r}: use 1 to 64 characters of A-Z a-z 0-9 _ -")
+        raise InvalidArguments(
+            f"invalid draft call id {str(call_id)[:65]!r}: use 1 to 64 characters of A-Z a-z 0-9 _ -"
+        )
     return call_id
 
 
@@ -94,7 +96,9 @@ def _add_to_open_draft(
             try:
                 _parse(using, draft, delta)
             except InvalidArguments as error:
-                failure = InvalidArguments(f"the draft's arguments are not JSON ({error}); the draft has ended as failed")
+                failure = InvalidArguments(
+                    f"the draft's arguments are not JSON ({error}); the draft has ended as failed"
+                )
         if failure is not None:
             _end(using, draft, Outcome.FAILED)
             return draft.received, failure
@@ -127,9 +131,11 @@ def end_expired() -> int:
     due = timezone.now() - timedelta(seconds=conf.DRAFT_TIMEOUT)
     ended = 0
     using = router.db_for_write(Draft)
-    for thread_id, call_id in Draft.objects.using(using).filter(outcome__isnull=True, touched_at__lt=due).values_list(
-        "thread_id", "call_id"
-    )[:1000]:
+    for thread_id, call_id in (
+        Draft.objects.using(using)
+        .filter(outcome__isnull=True, touched_at__lt=due)
+        .values_list("thread_id", "call_id")[:1000]
+    ):
         with transaction.atomic(using=using):
             draft = (
                 Draft.objects.using(using)
@@ -207,7 +213,11 @@ def _parse(using: str, draft: Draft, delta: str) -> None:
         return
     text = _displayable(progress.text)
     DraftPiece.objects.using(using).create(
-        draft=draft, thread_id=draft.thread_id, event_id=_next_id(using, draft.thread_id), offset=draft.text_length, text=text
+        draft=draft,
+        thread_id=draft.thread_id,
+        event_id=_next_id(using, draft.thread_id),
+        offset=draft.text_length,
+        text=text,
     )
     draft.text_length += len(text)
 

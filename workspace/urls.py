@@ -73,9 +73,7 @@ urlpatterns = [
     *thread_route(r"/revisions/(?P<version>[^/]*)/restore", views.RevisionRestoreView.as_view(), "revision-restore"),
     # Not in ATOMIC_REQUESTS' transaction: a draft's first piece opens it in a
     # transaction of its own, and a failure that ends it must commit.
-    *thread_route(
-        r"/drafts/(?P<call_id>[^/]*)", views.DraftView.as_view(), "draft", in_request_transaction=False
-    ),
+    *thread_route(r"/drafts/(?P<call_id>[^/]*)", views.DraftView.as_view(), "draft", in_request_transaction=False),
     # Not in ATOMIC_REQUESTS' transaction: the stream gives its connection back.
     *thread_route("/events", views.EventStreamView.as_view(), "events", in_request_transaction=False),
     # MCP (JSON-RPC, not in the OpenAPI schema): served by workspace.asgi.with_workspace before Django sees it.

@@ -5,9 +5,10 @@ revision, and an artifact's event is stored by the tool's transaction. Once
 that commits, every configured transport (``transports``) is told: the
 fan-out wakes the streams of this process (``watchers``, ``feed``) and,
 with Redis, those of the others; they read from the storage what they have
-not sent yet. A change of a thread's drafts is announced the same way. Behind Pushpin the event is also published to it, for the
-streams it holds. A commit that is never announced (the process died) is
-found by the next announcement on the thread, or by a reconnecting client.
+not sent yet. A change of a thread's drafts is announced the same way.
+Behind Pushpin the event is also published to it, for the streams it holds.
+A commit that is never announced (the process died) is found by the next
+announcement on the thread, or by a reconnecting client.
 
 ``connect()`` (from ``events.install``, in ``AppConfig.ready``) connects the
 receivers; importing this module connects nothing.

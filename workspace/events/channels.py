@@ -50,7 +50,7 @@ class ThreadChannelManager(ChannelManagerBase):
     """django-eventstream's channel manager (``EVENTSTREAM_CHANNELMANAGER_CLASS``):
     the channels the view names, readable as the access policy allows."""
 
-    def get_channels_for_request(self, request: HttpRequest, view_kwargs: dict[str, Any]) -> list[str]:  # type: ignore[override]
+    def get_channels_for_request(self, request: HttpRequest, view_kwargs: dict[str, Any]) -> list[str]:
         return in_sending_order(view_kwargs["channels"])  # django-eventstream reads them in this order
 
     def can_read_channel(self, user: Any, channel: str) -> bool:

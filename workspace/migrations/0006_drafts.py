@@ -5,58 +5,91 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('workspace', '0005_revision_source'),
+        ("workspace", "0005_revision_source"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='DraftCounter',
+            name="DraftCounter",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('thread_id', models.CharField(max_length=128, unique=True)),
-                ('last_id', models.PositiveBigIntegerField(default=0)),
-                ('published_id', models.PositiveBigIntegerField(default=0)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("thread_id", models.CharField(max_length=128, unique=True)),
+                ("last_id", models.PositiveBigIntegerField(default=0)),
+                ("published_id", models.PositiveBigIntegerField(default=0)),
             ],
         ),
         migrations.CreateModel(
-            name='Draft',
+            name="Draft",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('thread_id', models.CharField(max_length=128)),
-                ('call_id', models.CharField(max_length=64)),
-                ('tool', models.CharField(max_length=128)),
-                ('field', models.CharField(help_text="The tool's text argument shown to viewers.", max_length=32)),
-                ('actor', models.TextField(blank=True, null=True)),
-                ('base_version', models.PositiveIntegerField(blank=True, help_text="The document's version at the start.", null=True)),
-                ('received', models.PositiveBigIntegerField(default=0, help_text='Characters of arguments received.')),
-                ('text_length', models.PositiveBigIntegerField(default=0, help_text="Characters of the field's text so far.")),
-                ('title', models.CharField(blank=True, max_length=255, null=True)),
-                ('parser_state', models.JSONField(default=dict)),
-                ('opened_id', models.PositiveBigIntegerField(help_text='The event id the draft opened at.')),
-                ('touched_at', models.DateTimeField(help_text='When its last piece arrived.')),
-                ('outcome', models.CharField(blank=True, choices=[('committed', 'Committed'), ('failed', 'Failed'), ('cancelled', 'Cancelled'), ('expired', 'Expired')], max_length=16, null=True)),
-                ('ended_id', models.PositiveBigIntegerField(blank=True, null=True)),
-                ('version', models.PositiveIntegerField(blank=True, help_text='The version a committed call made.', null=True)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("thread_id", models.CharField(max_length=128)),
+                ("call_id", models.CharField(max_length=64)),
+                ("tool", models.CharField(max_length=128)),
+                ("field", models.CharField(help_text="The tool's text argument shown to viewers.", max_length=32)),
+                ("actor", models.TextField(blank=True, null=True)),
+                (
+                    "base_version",
+                    models.PositiveIntegerField(
+                        blank=True, help_text="The document's version at the start.", null=True
+                    ),
+                ),
+                ("received", models.PositiveBigIntegerField(default=0, help_text="Characters of arguments received.")),
+                (
+                    "text_length",
+                    models.PositiveBigIntegerField(default=0, help_text="Characters of the field's text so far."),
+                ),
+                ("title", models.CharField(blank=True, max_length=255, null=True)),
+                ("parser_state", models.JSONField(default=dict)),
+                ("opened_id", models.PositiveBigIntegerField(help_text="The event id the draft opened at.")),
+                ("touched_at", models.DateTimeField(help_text="When its last piece arrived.")),
+                (
+                    "outcome",
+                    models.CharField(
+                        blank=True,
+                        choices=[
+                            ("committed", "Committed"),
+                            ("failed", "Failed"),
+                            ("cancelled", "Cancelled"),
+                            ("expired", "Expired"),
+                        ],
+                        max_length=16,
+                        null=True,
+                    ),
+                ),
+                ("ended_id", models.PositiveBigIntegerField(blank=True, null=True)),
+                (
+                    "version",
+                    models.PositiveIntegerField(blank=True, help_text="The version a committed call made.", null=True),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['outcome', 'touched_at'], name='workspace_draft_due'), models.Index(fields=['thread_id', 'ended_id'], name='workspace_draft_ended')],
-                'constraints': [models.UniqueConstraint(fields=('thread_id', 'call_id'), name='workspace_draft_unique_call')],
+                "indexes": [
+                    models.Index(fields=["outcome", "touched_at"], name="workspace_draft_due"),
+                    models.Index(fields=["thread_id", "ended_id"], name="workspace_draft_ended"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("thread_id", "call_id"), name="workspace_draft_unique_call")
+                ],
             },
         ),
         migrations.CreateModel(
-            name='DraftPiece',
+            name="DraftPiece",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('thread_id', models.CharField(max_length=128)),
-                ('event_id', models.PositiveBigIntegerField()),
-                ('offset', models.PositiveBigIntegerField()),
-                ('text', models.TextField()),
-                ('draft', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='pieces', to='workspace.draft')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("thread_id", models.CharField(max_length=128)),
+                ("event_id", models.PositiveBigIntegerField()),
+                ("offset", models.PositiveBigIntegerField()),
+                ("text", models.TextField()),
+                (
+                    "draft",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="pieces", to="workspace.draft"
+                    ),
+                ),
             ],
             options={
-                'indexes': [models.Index(fields=['thread_id', 'event_id'], name='workspace_draftpiece_after')],
+                "indexes": [models.Index(fields=["thread_id", "event_id"], name="workspace_draftpiece_after")],
             },
         ),
     ]

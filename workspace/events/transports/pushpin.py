@@ -23,8 +23,8 @@ import json
 from django.conf import settings
 
 from ...internals.django_eventstream import grip_item
-from ..publisher import BackgroundPublisher, Refused, Send
 from ..channels import DRAFT_PREFIX
+from ..publisher import BackgroundPublisher, Refused, Send
 from .base import CommittedChange, Transport
 from .pushpin_drafts import DraftPublishing
 
