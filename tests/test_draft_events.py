@@ -3,6 +3,7 @@ uvicorn holding the streams, and Pushpin holding them in front of gunicorn;
 and one draft's pieces sent alternately to two processes joined by Redis."""
 
 import json
+import os
 import time
 
 import pytest
@@ -156,3 +157,22 @@ def test_one_drafts_pieces_alternately_to_two_processes_joined_by_redis(django_d
     finally:
         first.stop()
         second.stop()
+
+
+def test_the_demo_command_plays_a_model_stream_as_a_draft_then_commits_it(django_db_setup, token, user):
+    from django.core.management import call_command
+
+    from project.management.commands.demo_draft import TEXT
+
+    server = start_stream_server("uvicorn")
+    try:
+        stream = subscribe(server, token, "demo")
+        call_command("demo_draft", server=server.url, username=user.username, pace=0, stdout=open(os.devnull, "w"))
+        call_id = stream.next("draft").json()["call_id"]
+        events = [event for event in stream.quiet(None, 3) if event.type in ("draft", "document", "draft-end")]
+        assert [event.type for event in events[-2:]] == ["document", "draft-end"]
+        assert events[-2].json()["content"] == TEXT.read_text()
+        assert events[-1].json() == {"call_id": call_id, "outcome": "committed", "version": 1}
+        assert len([event for event in events if event.type == "draft"]) >= 1
+    finally:
+        server.stop()

@@ -37,6 +37,7 @@ from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from . import openapi_drafts as drafts_documentation
 from . import openapi_people as people_documentation
 from . import views
 from .failures import FailuresAsEnvelope
@@ -181,7 +182,7 @@ REVISION_WITH_CONTENT = inline_serializer(
 )
 EVENT_STREAM_RESPONSES = {
     (200, "text/event-stream"): OpenApiResponse(
-        {"type": "string"}, description="The thread's `document` and `artifact` events, as Server-Sent Events."
+        {"type": "string"}, description="The thread's `document`, `artifact`, `draft` and `draft-end` events, as Server-Sent Events."
     ),
     **read_failures(),
 }
@@ -213,7 +214,7 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
     (
         views.ToolCallView,
         {
-            "parameters": [THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY],
+            "parameters": [THREAD_ID, IF_MATCH, IDEMPOTENCY_KEY, drafts_documentation.DRAFT_ID],
             "request": {"application/json": {"type": "object"}},
             "responses": tool_call_responses(),
         },
@@ -254,6 +255,7 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
         views.RevisionRestoreView,
         {"operation_id": "threads_revision_restore", **people_documentation.restore(SHARED_PARAMETERS)},
     ),
+    (views.DraftView, drafts_documentation.draft(SHARED_PARAMETERS)),
     (
         views.EventStreamView,
         {
