@@ -4,7 +4,6 @@ writer of each call to a tool that writes receives exactly that call's JSON
 arguments, even with two calls interleaved, a tool that only reads and text
 between them; a writer that fails stops only its own call."""
 
-import asyncio
 import json
 import logging
 import subprocess
@@ -18,6 +17,7 @@ from anthropic.types import (
     RawContentBlockDeltaEvent,
     RawContentBlockStartEvent,
     RawContentBlockStopEvent,
+    ServerToolUseBlock,
     TextBlock,
     TextDelta,
     ToolUseBlock,
@@ -244,20 +244,32 @@ def test_each_writing_call_s_writer_gets_its_whole_arguments_and_the_events_pass
     assert "" not in recorder.fed[f"{id_prefix}A"]
 
 
+async def stream_of(events: list, fail_after: int | None = None):
+    """``events`` as an async stream, as an async SDK client gives them; its connection may drop."""
+    for number, event in enumerate(events):
+        if number == fail_after:
+            raise TimeoutError("the model's connection dropped")
+        yield event
+
+
 @pytest.mark.parametrize("provider", PROVIDERS)
-def test_the_async_twins_forward_the_same_in_the_same_order(provider):
+async def test_the_async_twins_forward_the_same_in_the_same_order(provider):
     build, id_prefix = PROVIDERS[provider]
     events, recorder = build(), Recorder()
 
-    async def stream():
-        for event in events:
-            yield event
+    given = [event async for event in forwarder(provider, "a")(stream_of(events), recorder.open)]
 
-    async def consume():
-        return [event async for event in forwarder(provider, "a")(stream(), recorder.open)]
-
-    assert_same_events(asyncio.run(consume()), events)
+    assert_same_events(given, events)
     assert joined(recorder) == {f"{id_prefix}A": CALLS["A"][1], f"{id_prefix}B": CALLS["B"][1]}
+
+
+async def test_when_an_async_stream_fails_its_drafts_are_cancelled_and_the_error_goes_on():
+    recorder = Recorder()
+
+    with pytest.raises(TimeoutError, match="connection dropped"):
+        async for _ in draft_forwarders.aforward_anthropic(stream_of(anthropic_events(), fail_after=15), recorder.open):
+            pass
+    assert sorted(recorder.cancelled) == ["toolu_01A", "toolu_01B"]
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -336,6 +348,23 @@ def test_chat_pieces_that_repeat_the_id_join_and_a_new_id_at_the_same_index_is_a
     list(draft_forwarders.forward_openai_chat(chunks, recorder.open))
 
     assert joined(recorder) == {"call_1": '{"text": "one"}', "call_2": '{"text": "two"}'}
+
+
+def test_a_tool_the_server_runs_in_a_later_message_at_the_same_index_is_not_forwarded():
+    def message(block) -> list:
+        delta = InputJSONDelta(type="input_json_delta", partial_json='{"query": "Lisbon"}')
+        return [
+            RawContentBlockStartEvent(type="content_block_start", index=1, content_block=block),
+            RawContentBlockDeltaEvent(type="content_block_delta", index=1, delta=delta),
+        ]
+
+    writing = ToolUseBlock(type="tool_use", id="toolu_01A", name="update_document", input={})
+    search = ServerToolUseBlock(type="server_tool_use", id="srvtoolu_01", name="web_search", input={})
+    recorder = Recorder()
+
+    list(draft_forwarders.forward_anthropic(message(writing) + message(search), recorder.open))
+
+    assert joined(recorder) == {"toolu_01A": '{"query": "Lisbon"}'}
 
 
 def test_the_chat_stream_helper_s_events_are_read_through_their_chunk():

@@ -16,9 +16,11 @@ call with ``open_draft(call_id, tool)``, usually ``DraftWriter``:
   ``tool_use``, then ``content_block_delta`` of an ``input_json_delta``);
 - ``forward_langchain``: LangChain ``AIMessageChunk``s (``tool_call_chunks``).
 
-The ``aforward_...`` twins do the same over an async stream; they feed the
-writer in a worker thread (``sync_to_async(thread_sensitive=False)``), one
-piece after another, before the event that carried it is given back.
+The ``aforward_...`` twins do the same over an async stream; they open and
+feed the writers (database work) in a worker thread as Django runs a request
+(``as_async_request``: ``sync_to_async(thread_sensitive=False)``, old
+connections closed), one event's pieces after another's, before the event
+that carried them is given back.
 
 The SDKs are not imported: events are read by their attributes. The writer's
 call id is the provider's call id when it is 1 to 64 characters of
@@ -37,7 +39,7 @@ from collections import OrderedDict
 from collections.abc import AsyncIterable, AsyncIterator, Callable, Hashable, Iterable, Iterator
 from typing import Any, NamedTuple, Protocol
 
-from asgiref.sync import sync_to_async
+from .async_bridge import as_async_request
 
 logger = logging.getLogger(__name__)
 
@@ -233,14 +235,14 @@ def _forward(events: Iterable[Any], router: _Router, open_draft: OpenDraft) -> I
 
 async def _aforward(events: AsyncIterable[Any], router: _Router, open_draft: OpenDraft) -> AsyncIterator[Any]:
     drafts = _Drafts(open_draft)
-    take = sync_to_async(drafts.take, thread_sensitive=False)
+    take = as_async_request(drafts.take)
     try:
         async for event in events:
             if pieces := router.pieces(event):
                 await take(pieces)
             yield event
     except Exception:
-        await sync_to_async(drafts.cancel_open, thread_sensitive=False)()
+        await as_async_request(drafts.cancel_open)()
         raise
 
 
