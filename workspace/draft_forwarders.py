@@ -71,7 +71,7 @@ def draft_call_id(provider_call_id: str) -> str:
     return "h-" + hashlib.sha256(provider_call_id.encode(errors="surrogatepass")).hexdigest()[:32]
 
 
-class Piece(NamedTuple):
+class _Piece(NamedTuple):
     """A piece of one call's arguments, as a stream names it."""
 
     call_id: str | None
@@ -104,9 +104,9 @@ class _Calls:
         if call_id and self._calls.get(key, (None, None))[0] != call_id:
             self.start(key, call_id, tool)
 
-    def piece(self, key: Hashable, delta: str | None) -> list[Piece]:
+    def piece(self, key: Hashable, delta: str | None) -> list[_Piece]:
         call_id, tool = self._calls.get(key, (None, None))
-        return [Piece(call_id, tool, delta)] if call_id and delta else []
+        return [_Piece(call_id, tool, delta)] if call_id and delta else []
 
 
 class _Drafts:
@@ -116,7 +116,7 @@ class _Drafts:
         self._open_draft = open_draft
         self._feeders = _Recent()  # call_id -> its writer, or None once it failed
 
-    def take(self, pieces: list[Piece]) -> None:
+    def take(self, pieces: list[_Piece]) -> None:
         for call_id, tool, delta in pieces:
             if call_id and tool in WRITING_TOOLS and delta:
                 self._feed(draft_call_id(call_id), tool, delta)
@@ -145,7 +145,7 @@ class _Drafts:
 
 
 class _Router(Protocol):
-    def pieces(self, event: Any) -> list[Piece]: ...
+    def pieces(self, event: Any) -> list[_Piece]: ...
 
 
 class _ResponsesRouter:
@@ -154,7 +154,7 @@ class _ResponsesRouter:
     def __init__(self) -> None:
         self._calls = _Calls()
 
-    def pieces(self, event: Any) -> list[Piece]:
+    def pieces(self, event: Any) -> list[_Piece]:
         kind = getattr(event, "type", None)
         if kind == "response.output_item.added":
             item = getattr(event, "item", None)
@@ -173,7 +173,7 @@ class _ChatRouter:
     def __init__(self) -> None:
         self._calls = _Calls()
 
-    def pieces(self, event: Any) -> list[Piece]:
+    def pieces(self, event: Any) -> list[_Piece]:
         chunk = getattr(event, "chunk", event)  # the events of ``chat.completions.stream()`` carry the chunk
         pieces = []
         for choice in getattr(chunk, "choices", None) or ():
@@ -191,7 +191,7 @@ class _AnthropicRouter:
     def __init__(self) -> None:
         self._calls = _Calls()
 
-    def pieces(self, event: Any) -> list[Piece]:
+    def pieces(self, event: Any) -> list[_Piece]:
         kind = getattr(event, "type", None)
         index = getattr(event, "index", None)
         if kind == "content_block_start":
@@ -213,7 +213,7 @@ class _LangChainRouter:
     def __init__(self) -> None:
         self._calls = _Calls()
 
-    def pieces(self, message: Any) -> list[Piece]:
+    def pieces(self, message: Any) -> list[_Piece]:
         pieces = []
         for chunk in getattr(message, "tool_call_chunks", None) or ():
             key = chunk.get("index")
