@@ -2,8 +2,8 @@
 uvicorn holding the streams, and Pushpin holding them in front of gunicorn;
 and one draft's pieces sent alternately to two processes joined by Redis."""
 
+import io
 import json
-import os
 import time
 
 import pytest
@@ -167,7 +167,7 @@ def test_the_demo_command_plays_a_model_stream_as_a_draft_then_commits_it(django
     server = start_stream_server("uvicorn")
     try:
         stream = subscribe(server, token, "demo")
-        call_command("demo_draft", server=server.url, username=user.username, pace=0, stdout=open(os.devnull, "w"))
+        call_command("demo_draft", server=server.url, username=user.username, pace=0, stdout=io.StringIO())
         call_id = stream.next("draft").json()["call_id"]
         events = [event for event in stream.quiet(None, 3) if event.type in ("draft", "document", "draft-end")]
         assert [event.type for event in events[-2:]] == ["document", "draft-end"]

@@ -13,7 +13,7 @@ from datetime import timedelta
 import pytest
 from django.utils import timezone
 
-from workspace.events import artifact_channel
+from workspace.events import artifact_channel, draft_channel
 from workspace.events import document_channel as channel_for
 from workspace.models import WorkingDocument
 from workspace.repository import WorkspaceRepository
@@ -90,7 +90,7 @@ def test_each_op_sends_its_event(server, token):
     }
     # Ids are opaque: each names the thread's channels, and they grow.
     ids = [dict(part.rsplit(":", 1) for part in event.id.split(",")) for event in (update, append)]
-    assert all(set(id_) == {channel_for("ops"), artifact_channel("ops")} for id_ in ids)
+    assert all(set(id_) == {channel_for("ops"), artifact_channel("ops"), draft_channel("ops")} for id_ in ids)
     assert int(ids[0][channel_for("ops")]) < int(ids[1][channel_for("ops")])
     stream.close()
 

@@ -27,6 +27,7 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
         "/threads/{thread_id}/revisions/",
         "/threads/{thread_id}/revisions/{version}/",
         "/threads/{thread_id}/revisions/{version}/restore/",
+        "/threads/{thread_id}/drafts/{call_id}/",
         "/threads/{thread_id}/events/",
         "/threads/{thread_id}/mcp/",
         *tools,
@@ -46,11 +47,16 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
             "thread_id",
             "If-Match",
             "Idempotency-Key",
+            "Draft-Id",
         }
         # Found by schemathesis: without these, values the API refuses passed for valid ones.
         patterns = {parameter["name"]: parameter["schema"].get("pattern") for parameter in operation["parameters"]}
         if_match = re.compile(patterns.pop("If-Match"))
-        assert patterns == {"thread_id": "^[A-Za-z0-9._:-]{1,128}$", "Idempotency-Key": "^[ -~]{1,255}$"}
+        assert patterns == {
+            "thread_id": "^[A-Za-z0-9._:-]{1,128}$",
+            "Idempotency-Key": "^[ -~]{1,255}$",
+            "Draft-Id": "^[A-Za-z0-9_-]{1,64}$",
+        }
         accepted = ['"7"', "7", "*", 'W/"7"', '"7", "8"', 'W/"6", "7"', ', "7" ,']
         assert all(if_match.search(value) for value in accepted)
         assert not any(if_match.search(value) for value in ['"x"', '*, "7"', '""', ", ,", '"7" "8"'])

@@ -12,8 +12,10 @@ may change in any release; the settings' dotted paths the README names
   ``ToolResult``, ``CallOptions``, ``registered_tools``, and the app's own
   collection ``DocumentTools``;
 - who may use which thread: ``can_access``;
+- live drafts of tool calls still being generated: ``DraftWriter`` (and
+  ``workspace.drafts``' forwarders of the model SDKs' streams);
 - hearing of changes: the signals ``document_changed`` (with a
-  ``DocumentChange``) and ``artifact_produced``;
+  ``DocumentChange``), ``artifact_produced`` and ``draft_changed``;
 - serving it: ``with_workspace``, the ASGI application around the host's;
 - the errors: ``WorkspaceError`` and its subclasses.
 
@@ -59,6 +61,13 @@ _PUBLIC_NAMES = {
     "DeletedWhileWriting": "workspace.exceptions",
     "EditConflict": "workspace.exceptions",
     "PreconditionRequired": "workspace.exceptions",
+    "DraftNotFound": "workspace.exceptions",
+    "DraftEnded": "workspace.exceptions",
+    "DraftForbidden": "workspace.exceptions",
+    "DraftTooLarge": "workspace.exceptions",
+    "TooManyDrafts": "workspace.exceptions",
+    "DraftWriter": "workspace.drafts",
+    "draft_changed": "workspace.signals",
 }
 
 __all__ = [
@@ -69,6 +78,11 @@ __all__ = [
     "DocumentNotFound",
     "DocumentTooLarge",
     "DocumentTools",
+    "DraftEnded",
+    "DraftForbidden",
+    "DraftNotFound",
+    "DraftTooLarge",
+    "DraftWriter",
     "EditConflict",
     "IdempotencyConflict",
     "IdempotencyKeyReused",
@@ -78,6 +92,7 @@ __all__ = [
     "PreconditionRequired",
     "RevisionNotFound",
     "ServiceUnavailable",
+    "TooManyDrafts",
     "TooManyStreams",
     "ToolCollection",
     "ToolFailed",
@@ -89,6 +104,7 @@ __all__ = [
     "artifact_produced",
     "can_access",
     "document_changed",
+    "draft_changed",
     "registered_tools",
     "with_workspace",
     "workspace_tool",
@@ -98,11 +114,16 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from workspace.access import can_access
     from workspace.asgi import with_workspace
     from workspace.calls import CallOptions
+    from workspace.drafts import DraftWriter
     from workspace.exceptions import (
         DatabaseUnavailable,
         DeletedWhileWriting,
         DocumentNotFound,
         DocumentTooLarge,
+        DraftEnded,
+        DraftForbidden,
+        DraftNotFound,
+        DraftTooLarge,
         EditConflict,
         IdempotencyConflict,
         IdempotencyKeyReused,
@@ -113,12 +134,13 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
         RevisionNotFound,
         ServiceUnavailable,
         ToolFailed,
+        TooManyDrafts,
         TooManyStreams,
         UnknownTool,
         WorkspaceError,
     )
     from workspace.repository import WorkspaceRepository
-    from workspace.signals import DocumentChange, artifact_produced, document_changed
+    from workspace.signals import DocumentChange, artifact_produced, document_changed, draft_changed
     from workspace.tools import ToolCollection, ToolResult, ToolSpec, registered_tools, workspace_tool
     from workspace.tools.documents import DocumentTools
 

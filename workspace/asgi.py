@@ -25,7 +25,7 @@ import importlib.util
 import logging
 
 from . import draft_expiry
-from .asgi_types import ASGIApplication, Receive, Scope, Send
+from .asgi_types import ASGIApplication
 from .events.handover import hold_streams
 
 logger = logging.getLogger(__name__)
@@ -40,17 +40,8 @@ def with_workspace(django_application: ASGIApplication) -> ASGIApplication:
         from .mcp.asgi import asgi as with_mcp  # the mcp extra: imported only where it is installed
 
         application = with_mcp(application)
-    return _expiring_drafts(application)
-
-
-def _expiring_drafts(application: ASGIApplication) -> ASGIApplication:
-    """``application``, with this process's check for expired drafts started at its first request."""
-
-    async def expiring_drafts(scope: Scope, receive: Receive, send: Send) -> None:
-        draft_expiry.start()
-        await application(scope, receive, send)
-
-    return expiring_drafts
+    draft_expiry.start()
+    return application
 
 
 def mcp_installed() -> bool:

@@ -3,7 +3,8 @@
 One daemon thread per server process checks every few seconds
 (``draft_store.end_expired``: each draft is ended once, under its row lock,
 whichever process gets there first). The ASGI entry (``workspace.asgi``)
-starts it at the process's first request, and the drafts endpoint at its first piece.
+starts it in the process that builds the application, and the drafts
+endpoint in a process (a WSGI worker, say) at its first piece.
 It holds no database connection between checks.
 """
 

@@ -14,6 +14,13 @@ fails); or ``cancel()`` it. A draft nobody feeds for
         draft.feed(piece)          # every viewer of plan-7 sees "# Plan ..." grow
     draft.tools().update_document(content="# Plan\\n\\n1. Draft", action_and_reasoning="...")
 
+The forwarders feed writers from a model SDK's own stream, passing every
+event through (``workspace.draft_forwarders``): ``forward_openai_responses``,
+``forward_openai_chat``, ``forward_anthropic``, ``forward_langchain`` and
+their async twins ``aforward_...``, each given ``open_draft(call_id, tool)``,
+for instance ``lambda call_id, tool: DraftWriter(thread_id, call_id, tool)``;
+end each call with ``draft_id=draft_call_id(<the provider's call id>)``.
+
 The same over HTTP: ``POST threads/<id>/drafts/<call_id>/`` with
 ``{"tool", "delta"}``, ``DELETE`` to cancel, and the tool call with the
 header ``Draft-Id: <call_id>``.
@@ -22,9 +29,31 @@ header ``Draft-Id: <call_id>``.
 from typing import Any
 
 from . import draft_store
+from .draft_forwarders import (
+    aforward_anthropic,
+    aforward_langchain,
+    aforward_openai_chat,
+    aforward_openai_responses,
+    draft_call_id,
+    forward_anthropic,
+    forward_langchain,
+    forward_openai_chat,
+    forward_openai_responses,
+)
 from .tools.documents import DocumentTools
 
-__all__ = ["DraftWriter"]
+__all__ = [
+    "DraftWriter",
+    "aforward_anthropic",
+    "aforward_langchain",
+    "aforward_openai_chat",
+    "aforward_openai_responses",
+    "draft_call_id",
+    "forward_anthropic",
+    "forward_langchain",
+    "forward_openai_chat",
+    "forward_openai_responses",
+]
 
 
 class DraftWriter:

@@ -182,7 +182,8 @@ REVISION_WITH_CONTENT = inline_serializer(
 )
 EVENT_STREAM_RESPONSES = {
     (200, "text/event-stream"): OpenApiResponse(
-        {"type": "string"}, description="The thread's `document`, `artifact`, `draft` and `draft-end` events, as Server-Sent Events."
+        {"type": "string"},
+        description="The thread's `document`, `artifact`, `draft` and `draft-end` events, as Server-Sent Events.",
     ),
     **read_failures(),
 }

@@ -25,7 +25,10 @@ PIECE = {
     "required": ["tool", "delta"],
     "properties": {
         "tool": {"type": "string", "enum": list(TEXT_FIELDS), "description": "The tool being called."},
-        "delta": {"type": "string", "description": "The next piece of the call's JSON arguments, as the model made it."},
+        "delta": {
+            "type": "string",
+            "description": "The next piece of the call's JSON arguments, as the model made it.",
+        },
     },
 }
 RECEIVED = {

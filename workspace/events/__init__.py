@@ -24,7 +24,7 @@ transports; importing a module of this package connects nothing.
 """
 
 from . import announce, transports
-from .channels import ThreadChannelManager, artifact_channel, document_channel
+from .channels import ThreadChannelManager, artifact_channel, document_channel, draft_channel
 from .storage import ThreadEventStorage
 
 CHANNEL_MANAGER = "workspace.events.ThreadChannelManager"
@@ -37,6 +37,7 @@ __all__ = [
     "ThreadEventStorage",
     "artifact_channel",
     "document_channel",
+    "draft_channel",
     "install",
 ]
 
