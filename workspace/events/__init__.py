@@ -3,11 +3,12 @@
 
 - ``channels``: a thread's channels, and who may read them;
 - ``storage``: where streams read events: the revision log for document
-  changes, django-eventstream's tables for artifacts;
+  changes, django-eventstream's tables for artifacts, the drafts' tables for
+  live drafts (``drafts``); ``encoding``: how event data is written;
 - ``announce``: after a commit, tell every transport of the change;
 - ``transports``: how changes travel, chosen from the settings in one place:
   in-process (``local``), across processes through Redis (``redis``), and to
-  Pushpin (``pushpin``);
+  Pushpin (``pushpin``, its drafts coalesced by ``pushpin_drafts``);
 - ``publisher``: the one background publisher (Redis and Pushpin each use one);
 - ``redis_client``: the one builder of Redis clients;
 - ``slots``: each user's open streams, counted against the limit;

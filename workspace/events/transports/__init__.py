@@ -3,7 +3,8 @@
 - ``base``: what a transport is (``Transport``, ``FanOut``, ``StreamSlots``);
 - ``local``: the in-process fan-out, without ``EVENTSTREAM_REDIS``;
 - ``redis``: the Redis fan-out, with ``EVENTSTREAM_REDIS``;
-- ``pushpin``: publishing to Pushpin, with ``GRIP_URL`` (beside either fan-out).
+- ``pushpin``: publishing to Pushpin, with ``GRIP_URL`` (beside either fan-out);
+  ``pushpin_drafts``: its drafts, at most one item per thread every 50 ms.
 
 The settings are read at each call, so that ``override_settings`` reaches them.
 """
