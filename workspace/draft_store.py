@@ -104,7 +104,7 @@ def _add_to_open_draft(
             return draft.received, failure
         draft.received = received
         draft.touched_at = timezone.now()
-        draft.save(using=using)
+        draft.save(using=using, update_fields=["received", "touched_at", "parser_state", "text_length", "title"])
         draft_changed.send(sender=Draft, thread_id=thread_id)
         return received, None
 
