@@ -228,6 +228,12 @@ export class BlockView {
     else this.complete();
   }
 
+  /** Stops rendering the blocks still pending (the view is no longer shown). */
+  stop() {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
   complete() {
     if (this.onComplete) this.onComplete(this.entries.length);
   }

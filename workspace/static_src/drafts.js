@@ -1,0 +1,103 @@
+// The drafts being written (SPEC 9) in the panel: each open draft in its own
+// group, growing live, rendered as the document is (incremental.js: the same
+// Markdown rules and sanitiser), marked "Not yet saved" with who writes it and
+// with which tool. A replacement (update_document's whole new document,
+// edit_document's new text) is shown just above the document; an append after
+// the document's end; each in the order the drafts arrived. The drafts are
+// rendered at most once an animation frame, re-rendering only the blocks a
+// delta changed. Nothing here touches the editor.
+import { element } from "./dom.js";
+import { BlockView } from "./incremental.js";
+
+const UNSAVED_OUTCOMES = new Set(["failed", "cancelled", "expired"]);
+const OMITTED_NOTE = "The rest of this draft is too long to show while it is written; it appears once saved.";
+
+function placeOf(draft) {
+  return draft.field === "text" ? "end" : "over";
+}
+
+function whatDraftDoes(draft) {
+  if (draft.field === "text") return "is writing an addition to the end of the document";
+  if (draft.field === "new_str") return "is writing a replacement for part of the document";
+  return draft.title ? `is writing a new version of the document, titled “${draft.title}”` :
+    "is writing a new version of the document";
+}
+
+/** The draft's marker line, in words: not yet saved, who, what, with which tool. */
+export function draftMarker(draft) {
+  return `Not yet saved: ${draft.actor || "an agent"} ${whatDraftDoes(draft)} (${draft.tool}).`;
+}
+
+let shownCount = 0;  // for the ids that name each draft's group
+
+/** A draft's group: its marker (the only live part), its rendered text and the note when it is cut. */
+function draftElements(callId) {
+  shownCount += 1;
+  const markerId = `draft-marker-${shownCount}`;
+  const node = element("div", "", { class: "draft", role: "group", "aria-labelledby": markerId,
+    "data-call-id": callId });
+  const marker = element("p", "", { class: "draft-marker", id: markerId, "aria-live": "polite" });
+  const body = element("div", "", { class: "markdown draft-body", "aria-busy": "true" });
+  const omitted = element("p", OMITTED_NOTE, { class: "draft-omitted" });
+  omitted.hidden = true;
+  node.append(marker, body, omitted);
+  return { node, marker, omitted, view: new BlockView(body), place: null };
+}
+
+/**
+ * Shows the client's drafts in `root`'s `#drafts` (replacements, above the
+ * document) and `#drafts-end` (appends, after it). `activity.note(text,
+ * tool)` records a draft that ended unsaved ("Draft by alice cancelled").
+ */
+export function mountDrafts(root, client, activity) {
+  const places = { over: root.querySelector("#drafts"), end: root.querySelector("#drafts-end") };
+  const shown = new Map();  // call id -> its elements
+  const changed = new Map();  // call id -> the draft to show, or null to remove, at the next frame
+  let frame = null;
+
+  const show = (callId, draft) => {
+    let shownDraft = shown.get(callId);
+    if (!shownDraft) {
+      shownDraft = draftElements(callId);
+      shown.set(callId, shownDraft);
+    }
+    const place = placeOf(draft);
+    if (shownDraft.place !== place) {
+      places[place].append(shownDraft.node);
+      shownDraft.place = place;
+    }
+    const marker = draftMarker(draft);
+    if (shownDraft.marker.textContent !== marker) shownDraft.marker.textContent = marker;  // announced once
+    shownDraft.view.show(draft.text);
+    shownDraft.omitted.hidden = !draft.omitted;
+  };
+  const remove = (callId) => {
+    const shownDraft = shown.get(callId);
+    if (!shownDraft) return;
+    shownDraft.view.stop();
+    shownDraft.node.remove();
+    shown.delete(callId);
+  };
+  const renderFrame = () => {
+    frame = null;
+    for (const [callId, draft] of changed) {
+      if (draft) show(callId, draft);
+      else remove(callId);
+    }
+    changed.clear();
+    for (const place of Object.values(places)) place.hidden = place.childElementCount === 0;
+  };
+  const later = (callId, draft) => {
+    changed.set(callId, draft);
+    if (frame === null) frame = requestAnimationFrame(renderFrame);
+  };
+
+  client.on("draft", (callId, draft) => later(callId, draft));
+  client.on("draft-end", (callId, event, draft) => {
+    later(callId, null);
+    if (UNSAVED_OUTCOMES.has(event.outcome)) {
+      activity.note(`Draft by ${(draft && draft.actor) || "an agent"} ${event.outcome}`, draft ? draft.tool : null);
+    }
+  });
+  for (const [callId, draft] of client.drafts) later(callId, draft);
+}
