@@ -194,7 +194,9 @@ class DocumentClient {
     if (typeof event.title === "string") draft.title = event.title;
     const offset = Number.isInteger(event.offset) && event.offset >= 0 ? event.offset : draft.text.length;
     if (offset === 0) draft.omitted = false;  // the text so far, afresh
-    if (offset <= draft.text.length) draft.text = draft.text.slice(0, offset) + (event.delta || "");
+    const delta = event.delta || "";
+    if (offset === draft.text.length) draft.text += delta;
+    else if (offset < draft.text.length) draft.text = draft.text.slice(0, offset) + delta;
     else draft.omitted = true;
     if (event.omitted) draft.omitted = true;
     this.drafts.set(event.call_id, draft);
