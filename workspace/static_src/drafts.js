@@ -11,6 +11,8 @@ import { BlockView } from "./incremental.js";
 
 const UNSAVED_OUTCOMES = new Set(["failed", "cancelled", "expired"]);
 const OMITTED_NOTE = "The rest of this draft is too long to show while it is written; it appears once saved.";
+// A live region is announced when its text changes after it is in the page, not when it arrives with its text.
+const ANNOUNCE_AFTER_MS = 150;
 
 function placeOf(draft) {
   return draft.field === "text" ? "end" : "over";
@@ -41,7 +43,23 @@ function draftElements(callId) {
   const omitted = element("p", OMITTED_NOTE, { class: "draft-omitted" });
   omitted.hidden = true;
   node.append(marker, body, omitted);
-  return { node, marker, omitted, view: new BlockView(body), place: null };
+  const view = new BlockView(body);
+  return { node, marker, markerText: "", announced: false, announcing: null, omitted, view, place: null };
+}
+
+/** Sets the marker line to `text`: a new draft's a moment after it is shown, so that it is announced. */
+function setMarker(shownDraft, text) {
+  if (shownDraft.markerText === text) return;
+  shownDraft.markerText = text;
+  if (shownDraft.announced) {
+    shownDraft.marker.textContent = text;
+    return;
+  }
+  if (shownDraft.announcing) return;
+  shownDraft.announcing = setTimeout(() => {
+    shownDraft.announced = true;
+    shownDraft.marker.textContent = shownDraft.markerText;
+  }, ANNOUNCE_AFTER_MS);
 }
 
 /**
@@ -66,8 +84,7 @@ export function mountDrafts(root, client, activity) {
       places[place].append(shownDraft.node);
       shownDraft.place = place;
     }
-    const marker = draftMarker(draft);
-    if (shownDraft.marker.textContent !== marker) shownDraft.marker.textContent = marker;  // announced once
+    setMarker(shownDraft, draftMarker(draft));  // announced once, and again only if it changes (a title)
     shownDraft.view.show(draft.text);
     shownDraft.omitted.hidden = !draft.omitted;
   };
@@ -75,6 +92,7 @@ export function mountDrafts(root, client, activity) {
     const shownDraft = shown.get(callId);
     if (!shownDraft) return;
     shownDraft.view.stop();
+    clearTimeout(shownDraft.announcing);
     shownDraft.node.remove();
     shown.delete(callId);
   };
