@@ -225,6 +225,27 @@ def test_a_viewer_opening_mid_draft_sees_the_text_so_far_once(server, user_token
         browser.close()
 
 
+def test_a_draft_too_long_for_its_event_shows_its_start_until_saved(server, user_token):
+    server.call(user_token, "draft-8", "update_document", content="# Doc\n", action_and_reasoning=WHY)
+    long = "# Long draft\n\n" + "".join(f"line {n}\n" for n in range(12_000))  # over WORKSPACE_EVENT_MAX_CHARS
+    arguments = {"content": long, "action_and_reasoning": WHY}
+    text = json.dumps(arguments)
+    for start in range(0, len(text), 20_000):
+        send_draft(server, user_token, "draft-8", "call-8", "update_document", text[start : start + 20_000])
+    with sync_playwright() as playwright:
+        browser = launch(playwright)
+        page = browser.new_page()
+        open_panel(page, server, "draft-8")  # opened mid-draft: the text so far, cut
+        drafts = region(page, TOP)
+        expect(drafts.locator("h1")).to_have_text("Long draft")
+        expect(drafts.locator(".draft-omitted")).to_be_visible()
+        commit(server, user_token, "draft-8", "call-8", "update_document", arguments)
+        wait_for_version(page, 2)
+        expect(drafts).to_be_hidden()
+        expect(page.locator("#content")).to_have_text(long)
+        browser.close()
+
+
 def test_a_hostile_draft_runs_nothing(server, user_token):
     server.call(user_token, "draft-6", "update_document", content="# Doc\n", action_and_reasoning=WHY)
     hostile = f"{HOSTILE}\n\n[click me](javascript:window.pwned=3)\n"
