@@ -33,7 +33,7 @@ export function draftMarker(draft) {
 let shownCount = 0;  // for the ids that name each draft's group
 
 /** A draft's group: its marker (the only live part), its rendered text and the note when it is cut. */
-function draftElements(callId) {
+function draftElements(callId, outerDefinitions) {
   shownCount += 1;
   const markerId = `draft-marker-${shownCount}`;
   const node = element("div", "", { class: "draft", role: "group", "aria-labelledby": markerId,
@@ -43,7 +43,7 @@ function draftElements(callId) {
   const omitted = element("p", OMITTED_NOTE, { class: "draft-omitted" });
   omitted.hidden = true;
   node.append(marker, body, omitted);
-  const view = new BlockView(body);
+  const view = new BlockView(body, { outerDefinitions });
   return { node, marker, markerText: "", announced: false, announcing: null, omitted, view, place: null };
 }
 
@@ -66,8 +66,10 @@ function setMarker(shownDraft, text) {
  * Shows the client's drafts in `root`'s `#drafts` (replacements, above the
  * document) and `#drafts-end` (appends, after it). `activity.note(text,
  * tool)` records a draft that ended unsaved ("Draft by alice cancelled").
+ * `documentDefinitions()` gives the shown document's reference definitions,
+ * which an addition or a replacement passage may use.
  */
-export function mountDrafts(root, client, activity) {
+export function mountDrafts(root, client, activity, documentDefinitions) {
   const places = { over: root.querySelector("#drafts"), end: root.querySelector("#drafts-end") };
   const shown = new Map();  // call id -> its elements
   const changed = new Map();  // call id -> the draft to show, or null to remove, at the next frame
@@ -76,7 +78,8 @@ export function mountDrafts(root, client, activity) {
   const show = (callId, draft) => {
     let shownDraft = shown.get(callId);
     if (!shownDraft) {
-      shownDraft = draftElements(callId);
+      // A new version of the whole document stands alone; a part of it may use the document's links.
+      shownDraft = draftElements(callId, draft.field === "content" ? null : documentDefinitions);
       shown.set(callId, shownDraft);
     }
     const place = placeOf(draft);
@@ -111,6 +114,10 @@ export function mountDrafts(root, client, activity) {
   };
 
   client.on("draft", (callId, draft) => later(callId, draft));
+  client.on("change", () => {
+    // The document's links may have changed: shown after the document (its frame was asked for first).
+    for (const [callId, draft] of client.drafts) if (draft.field !== "content") later(callId, draft);
+  });
   client.on("draft-end", (callId, event, draft) => {
     later(callId, null);
     if (UNSAVED_OUTCOMES.has(event.outcome)) {

@@ -114,7 +114,7 @@ export function mountPanel(root) {
   mountSourceToggle(root);
   const activity = mountActivity(root, client);
   mountHistory(root, client);
-  mountDrafts(root, client, activity);
+  mountDrafts(root, client, activity, () => view.definitions);
   root.querySelector("#copy").addEventListener("click", async () => {
     try {
       await copyText(client.state.content);
