@@ -105,6 +105,16 @@ def token(user):
 
 
 @pytest.fixture
+def user_token(user):
+    """A plain user (not staff) who can sign in on a server process (password "pw") and call the API."""
+    from django.contrib.auth.hashers import make_password
+
+    user.password = make_password("pw", hasher="pbkdf2_sha256")  # a hash the server's settings know
+    user.save()
+    return Token.objects.create(user=user).key
+
+
+@pytest.fixture
 def api(token):
     """An API client that authenticates like an agent: with a token."""
     client = APIClient()

@@ -29,17 +29,6 @@ playwright_api = pytest.importorskip("playwright.sync_api")
 sync_playwright, expect = playwright_api.sync_playwright, playwright_api.expect
 
 
-@pytest.fixture
-def user_token(user):
-    """A plain user (not staff) who can sign in on the server and call the API."""
-    from django.contrib.auth.hashers import make_password
-    from rest_framework.authtoken.models import Token
-
-    user.password = make_password("pw", hasher="pbkdf2_sha256")  # a hash the server's settings know
-    user.save()
-    return Token.objects.create(user=user).key
-
-
 @pytest.fixture(scope="module")
 def server(stream_server):
     return stream_server

@@ -6,6 +6,10 @@
 // (append its text, or replace the content); an older one is ignored; a gap,
 // a `stream-reset` or an event whose text was too large to carry (`omitted`)
 // means the document is fetched again.
+//
+// Drafts (SPEC 9): a `draft` event grows a tool call's text argument at its
+// offset; `draft-end` ends it. A stream that opens again (`stream-open`)
+// drops the drafts known so far: the server sends the open ones afresh.
 
 const RECONNECT_DELAY_MS = 3000;
 const ACTIVITY_PAGE = 50;
@@ -70,7 +74,7 @@ class DocumentClient {
     this.csrfToken = csrfToken || csrfFromCookie();
     this.state = { ...emptyDocument(), status: "connecting" };
     this.activity = [];  // newest first
-    this.drafts = new Map();  // call_id -> {tool, actor, field, text}
+    this.drafts = new Map();  // call_id -> {tool, actor, field, text, title, baseVersion, omitted}
     this.listeners = new Map();
     this.source = null;
     this.fetching = false;
@@ -168,9 +172,6 @@ class DocumentClient {
   applyEvent(event) {
     // An event from a server that does not name the change's reason: its revision does.
     if ("action_and_reasoning" in event) this.addActivity(activityItem(event));
-    for (const [callId, draft] of this.drafts) {
-      if (draft.committedVersion === event.version) this.drafts.delete(callId);
-    }
     if (event.version <= this.state.version) return;  // already shown
     if (event.version !== this.state.version + 1 || event.omitted) {
       this.refetch();  // missed one, or too large to carry: read the document
@@ -180,19 +181,40 @@ class DocumentClient {
     this.setDocument({ ...event, content }, event);
   }
 
+  /**
+   * Grows a draft by the event's `delta` at its `offset`. A delta beyond the
+   * text known (the start was too long for its event, `omitted`) cannot be
+   * placed: the draft keeps the text it has and stays marked `omitted`.
+   */
   applyDraft(event) {
-    const draft = this.drafts.get(event.call_id) || { tool: event.tool, actor: event.actor, text: "" };
+    const known = this.drafts.get(event.call_id);
+    const draft = known || { tool: event.tool, actor: event.actor ?? null, text: "", title: null, omitted: false };
     draft.field = event.field;
     draft.baseVersion = event.base_version;
-    draft.omitted = Boolean(event.omitted);
-    draft.text = draft.text.slice(0, event.offset) + event.delta;
+    if (typeof event.title === "string") draft.title = event.title;
+    const offset = Number.isInteger(event.offset) && event.offset >= 0 ? event.offset : draft.text.length;
+    if (offset === 0) draft.omitted = false;  // the text so far, afresh
+    const delta = event.delta || "";
+    if (offset === draft.text.length) draft.text += delta;
+    else if (offset < draft.text.length) draft.text = draft.text.slice(0, offset) + delta;
+    else draft.omitted = true;
+    if (event.omitted) draft.omitted = true;
     this.drafts.set(event.call_id, draft);
     this.emit("draft", event.call_id, draft);
   }
 
+  /** Ends a draft; listeners get the `draft-end` event and the draft as it last was (or undefined). */
   endDraft(event) {
+    const draft = this.drafts.get(event.call_id);
     this.drafts.delete(event.call_id);
-    this.emit("draft-end", event.call_id, event);
+    this.emit("draft-end", event.call_id, event, draft);
+  }
+
+  /** A stream opened (again): the drafts known may have ended meanwhile; the server sends the open ones. */
+  clearDrafts() {
+    for (const callId of [...this.drafts.keys()]) {
+      this.endDraft({ call_id: callId, outcome: "reset", version: null });
+    }
   }
 
   connect() {
@@ -207,6 +229,7 @@ class DocumentClient {
     stream.addEventListener("document", json(this.applyEvent));
     stream.addEventListener("draft", json(this.applyDraft));
     stream.addEventListener("draft-end", json(this.endDraft));
+    stream.addEventListener("stream-open", () => this.clearDrafts());
     stream.addEventListener("stream-reset", () => this.refetch());
     stream.addEventListener("error", () => {
       this.setStatus("offline");

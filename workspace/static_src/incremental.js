@@ -39,12 +39,19 @@ function listAt(element, last) {
 }
 
 export class BlockView {
-  /** Renders into `container` (its children are the view's own). */
-  constructor(container, { firstChars = FIRST_CHARS, sliceMs = SLICE_MS, onComplete = null } = {}) {
+  /**
+   * Renders into `container` (its children are the view's own).
+   * `outerDefinitions`, when given, returns reference definitions made
+   * elsewhere (as referenceDefinitions gives them) that come before the text
+   * shown: an addition to a document finds the document's links.
+   */
+  constructor(container, { firstChars = FIRST_CHARS, sliceMs = SLICE_MS, onComplete = null,
+    outerDefinitions = null } = {}) {
     this.container = container;
     this.firstChars = firstChars;
     this.sliceMs = sliceMs;
     this.onComplete = onComplete;
+    this.outerDefinitions = outerDefinitions;
     this.entries = [];
     this.definitions = "";
     this.references = {};
@@ -70,6 +77,7 @@ export class BlockView {
     const source = text.includes("\r") ? text.replace(/\r\n?/g, "\n") : text;
     const definitions = this.definitions;
     const blocks = this.split(source);
+    if (this.outerDefinitions) this.definitions = joinLines(this.outerDefinitions(), this.definitions);
     if (this.definitions !== definitions) this.references = markdownReferences(this.definitions);
     const { head, count } = this.reconcile(blocks.map((block) => block.source));
     let rendered = this.renderPending(0, this.entries.length, this.firstChars);
@@ -226,6 +234,12 @@ export class BlockView {
     }
     if (this.cursor < this.entries.length) this.schedule();
     else this.complete();
+  }
+
+  /** Stops rendering the blocks still pending (the view is no longer shown). */
+  stop() {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
   }
 
   complete() {

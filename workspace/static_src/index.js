@@ -3,9 +3,10 @@
 //   openDocument({documentUrl, eventsUrl, revisionsUrl, csrfToken}) -> client
 //     client.state            {content, title, version, length, status}
 //     client.activity         the latest changes, newest first
+//     client.drafts           the open drafts by call id
 //     client.on(name, fn)     "change" (state, event), "activity" (items, item),
 //                             "status" (status), "draft" (callId, draft),
-//                             "draft-end" (callId, event); returns an unsubscribe
+//                             "draft-end" (callId, event, draft); returns an unsubscribe
 //     client.save(content, {baseVersion, title, reason})
 //                             -> {merged, document, mergedWith} | {conflicts, currentVersion}
 //     client.restore(version) -> the document

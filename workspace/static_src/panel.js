@@ -1,8 +1,10 @@
 // The panel page: mounts the document client on the page's markup
 // (workspace/templates/workspace/panel.html) and shows the document
-// rendered, live, with its activity, history, editor, Copy and Download.
+// rendered, live, with its activity, drafts being written, history, editor,
+// Copy and Download.
 import { openDocument } from "./client.js";
 import { mountActivity } from "./activity.js";
+import { mountDrafts } from "./drafts.js";
 import { mountEditor } from "./editor.js";
 import { mountHistory } from "./history.js";
 import { notify } from "./dom.js";
@@ -94,28 +96,6 @@ async function copyText(text) {
   area.remove();
 }
 
-function mountDrafts(root, client) {
-  const list = root.querySelector("#drafts");
-  const shown = new Map();
-  client.on("draft", (callId, draft) => {
-    let node = shown.get(callId);
-    if (!node) {
-      node = document.createElement("section");
-      node.className = "draft";
-      node.append(document.createElement("p"), document.createElement("pre"));
-      shown.set(callId, node);
-      list.append(node);
-    }
-    node.firstChild.textContent = `Not yet saved: ${draft.actor || "an agent"} is writing (${draft.tool})`;
-    node.lastChild.textContent = draft.text + (draft.omitted ? " …" : "");
-  });
-  client.on("draft-end", (callId) => {
-    const node = shown.get(callId);
-    if (node) node.remove();
-    shown.delete(callId);
-  });
-}
-
 /** Shows the panel in `root` (the page's <main id="panel">, its data-* attributes naming the URLs). */
 export function mountPanel(root) {
   const data = root.dataset;
@@ -132,9 +112,9 @@ export function mountPanel(root) {
   client.on("status", (status) => showStatus(root, status));
   showDocument(root, client.state, view, download);
   mountSourceToggle(root);
-  mountActivity(root, client);
+  const activity = mountActivity(root, client);
   mountHistory(root, client);
-  mountDrafts(root, client);
+  mountDrafts(root, client, activity, () => view.definitions);
   root.querySelector("#copy").addEventListener("click", async () => {
     try {
       await copyText(client.state.content);
