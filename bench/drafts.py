@@ -19,6 +19,10 @@ Parts (``--parts``, comma-separated; all by default):
   viewer reading the event that completes its text (an event covers the
   characters offset .. offset + len(delta); coalesced, one covers several).
 
+With no draft open nothing should change: bench/throughput.py --baseline REV
+(tool calls per second) and bench/events.py --baseline REV (a document
+event's delay) compare this tree with REV, the commit before drafts (db99dba).
+
 Importing bench/throughput.py's wrk driver puts this run on a new database
 beside DATABASE_URL's (<name>_throughput), with rates off (WORKSPACE_RATE_*).
 The machine may be shared: read the figures as one run's.
@@ -204,7 +208,7 @@ def open_viewers(server: Server, token: str, path: str, count: int, clients: int
         parent, child = multiprocessing.Pipe()
         share = count // clients + (1 if number < count % clients else 0)
         arguments = (server.port, path, token, share, child, DraftStreamProtocol)
-        process = multiprocessing.Process(target=client_process, args=arguments)
+        process = multiprocessing.Process(target=client_process, args=arguments, daemon=True)
         process.start()
         pipes.append(parent)
         processes.append(process)
