@@ -61,6 +61,7 @@ STREAM_ENVIRONMENT = {
     "WORKSPACE_RATE_READS": "off",
     "WORKSPACE_RATE_WRITES": "off",
     "WORKSPACE_MAX_STREAMS_PER_USER": "20000",
+    "DATABASE_CONNECTIONS": "pool",  # as the README runs uvicorn (throughput.py's import set "persistent")
 }
 
 
