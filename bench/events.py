@@ -6,13 +6,15 @@ database of DATABASE_URL, subscribes to a thread's event stream, and makes
 - one process: the writer and the subscriber on the same server;
 - two processes: writing through one, subscribed to the other, joined by
   Redis (REDIS_URL, default redis://127.0.0.1:6379/0);
-- the split deployment: the API on gunicorn (WSGI), the stream on uvicorn.
+- the split deployment: the API on gunicorn (WSGI), the stream on uvicorn;
+- with ``--baseline REV``: one process again, on a checkout of REV.
 
 The commit happens while the append request is served, so each delay is
 shown from both ends of that request: from sending it (an upper bound) and
 from its answer (a lower bound; below zero when the event overtook the answer).
 
-Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/events.py [--events 200]
+Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/events.py [--events 200] \\
+           [--baseline REV]
 """
 
 import argparse
@@ -21,7 +23,7 @@ import statistics
 import time
 import uuid
 
-from live_setup import database_and_token, percentile
+from live_setup import baseline_server, database_and_token, percentile
 
 from tests.live import EventStream, Server
 
@@ -49,8 +51,10 @@ def measure(writer: Server, reader: Server, token: str, count: int) -> tuple[lis
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--events", type=int, default=200)
-    count = parser.parse_args().events
+    parser.add_argument("--events", type=int, default=200, choices=range(1, 10001), metavar="1..10000")
+    parser.add_argument("--baseline", help="also one process on a checkout of this revision")
+    arguments = parser.parse_args()
+    count = arguments.events
     database_url, token = database_and_token("bench-events")
     redis_url = os.environ.get("REDIS_URL", "redis://127.0.0.1:6379/0")
 
@@ -68,6 +72,9 @@ def main() -> None:
         finally:
             writer.stop()
             reader.stop()
+    if arguments.baseline:
+        with baseline_server(arguments.baseline, database_url, Server.UVICORN) as (server, key):
+            rows[f"one process, {arguments.baseline[:7]}"] = measure(server, server, key, count)
 
     print(f"Delay until the subscriber has the event, ms, {count} appends each")
     header = f"{'':>22} | {'from request: median':>20} | {'p99':>7} | {'from answer: median':>19} | {'p99':>7}"

@@ -48,7 +48,14 @@ class StreamProtocol(asyncio.Protocol):
     (a callback per read, no task: the client must cost less than the server),
     notes when each version's event arrived, and, as a browser's EventSource
     does, reconnects with the last event id it got when the server closes
-    the stream (``closed(last_id)``)."""
+    the stream (``closed(last_id)``). ``MARK`` finds the events to time and
+    ``mark`` names each (here: its version)."""
+
+    MARK = VERSION
+
+    @staticmethod
+    def mark(match: re.Match):
+        return int(match.group(1))
 
     def __init__(self, request: bytes, arrivals: dict[int, list[float]], opened, failed, closed):
         self.request, self.arrivals, self.opened, self.failed, self.closed = request, arrivals, opened, failed, closed
@@ -87,8 +94,8 @@ class StreamProtocol(asyncio.Protocol):
         else:
             self.text, self.raw = self.text + self.raw, b""
         complete, _, self.text = self.text.rpartition(b"\n")
-        for match in VERSION.finditer(complete):
-            self.arrivals.setdefault(int(match.group(1)), []).append(now)
+        for match in self.MARK.finditer(complete):
+            self.arrivals.setdefault(self.mark(match), []).append(now)
         ids = EVENT_ID.findall(complete)
         self.last_id = ids[-1] if ids else self.last_id
 
@@ -99,7 +106,7 @@ class StreamProtocol(asyncio.Protocol):
             self.closed(self.last_id)
 
 
-async def _client(port: int, path: str, token: str, count: int, connection) -> None:
+async def _client(port: int, path: str, token: str, count: int, connection, protocol=StreamProtocol) -> None:
     loop = asyncio.get_running_loop()
     request = (
         f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nAuthorization: Token {token}\r\n"
@@ -133,7 +140,7 @@ async def _client(port: int, path: str, token: str, count: int, connection) -> N
         resume = b"Last-Event-ID: " + last_id + b"\r\n" if last_id else b""
         try:
             await loop.create_connection(
-                lambda: StreamProtocol(request + resume + b"\r\n", arrivals, settle, settle, reopen), "127.0.0.1", port
+                lambda: protocol(request + resume + b"\r\n", arrivals, settle, settle, reopen), "127.0.0.1", port
             )
         except OSError as error:
             settle(repr(error))
@@ -149,10 +156,10 @@ async def _client(port: int, path: str, token: str, count: int, connection) -> N
     connection.send(("done", streams, failures, reconnects))
 
 
-def client_process(port: int, path: str, token: str, count: int, connection) -> None:
+def client_process(port: int, path: str, token: str, count: int, connection, protocol=StreamProtocol) -> None:
     soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    asyncio.run(_client(port, path, token, count, connection))
+    asyncio.run(_client(port, path, token, count, connection, protocol))
 
 
 # --- the servers' threads and memory -------------------------------------
