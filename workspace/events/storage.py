@@ -70,14 +70,21 @@ class ThreadEventStorage(StorageBase):
             close_old_connections()
 
     def get_current_id(self, channel: str) -> int:
+        return self.current_ids([channel])[channel]
+
+    def current_ids(self, channels: list[str]) -> dict[str, int]:
+        """The newest id of each channel, in one use of the connection."""
         try:
-            if channel.startswith(DOCUMENT_PREFIX):
-                return history.newest_event_id(channel.removeprefix(DOCUMENT_PREFIX))
-            if channel.startswith(DRAFT_PREFIX):
-                return drafts.current_id(channel.removeprefix(DRAFT_PREFIX))
-            return EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
+            return {channel: self._current_id(channel) for channel in channels}
         finally:
             close_old_connections()
+
+    def _current_id(self, channel: str) -> int:
+        if channel.startswith(DOCUMENT_PREFIX):
+            return history.newest_event_id(channel.removeprefix(DOCUMENT_PREFIX))
+        if channel.startswith(DRAFT_PREFIX):
+            return drafts.current_id(channel.removeprefix(DRAFT_PREFIX))
+        return EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
 
     def never_handed_out(self, channel: str, event_id: int) -> bool:
         """Whether ``channel`` cannot have given ``event_id``: one above any it

@@ -36,10 +36,10 @@ def stream_response(request: HttpRequest, thread_id: str) -> HttpResponseBase:
     proxy_only = [name for name in PROXY_ONLY_PARAMETERS if name in request.GET]
     if proxy_only:
         raise InvalidArguments(f"unsupported query parameter {proxy_only[0]!r}")
-    _start_drafts_from_resume(request, thread_id, _check_last_event_id(request, thread_id))
     if not isinstance(request, ASGIRequest):
         # Under WSGI the endless stream would hold a sync worker for good.
         raise ServiceUnavailable("event streams are served by the ASGI server or through Pushpin; route /events/ there")
+    _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
     slot = slots.acquire(request.user)
     if slot is None:
         raise TooManyStreams(slots.limit_reached())
@@ -67,7 +67,7 @@ async def _no_body() -> AsyncGenerator[bytes, None]:
 def _grip_response(request: Any, thread_id: str) -> HttpResponseBase:
     """Pushpin's request: what the client missed, and how to hold its stream."""
     if "link" not in request.GET:  # the client's own request, not one of the links given to Pushpin
-        _start_drafts_from_resume(request, thread_id, _check_last_event_id(request, thread_id))
+        _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
     if any(not EVENT_NUMBER.fullmatch(last) for last in request.grip.last.values()):
         raise InvalidArguments("Grip-Last holds an id this stream never gave")
     response = eventstream_view(request, channels=channels_of(thread_id))
@@ -79,12 +79,18 @@ EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 EVENT_ID_PART = re.compile(rf"([^,:]+):({EVENT_NUMBER.pattern})")
 
 
-def _start_drafts_from_resume(request: HttpRequest, thread_id: str, last_ids: dict[str, int]) -> None:
-    """A stream (re)opening starts its drafts channel where it gets every open
-    draft whole (``events.drafts.resume_id``), whatever id the client had:
-    given to django-eventstream as part of the client's Last-Event-ID."""
-    last_ids[draft_channel(thread_id)] = drafts.resume_id(thread_id)
-    request.META["HTTP_LAST_EVENT_ID"] = make_id(last_ids)
+def _fix_where_it_starts(request: HttpRequest, thread_id: str, given: dict[str, int]) -> None:
+    """Where the stream starts, fixed before its response begins and given to
+    django-eventstream as the client's Last-Event-ID: the ids the client gave;
+    for a channel it gave none, the newest id now, so that every change
+    committed once the response began is sent (django-eventstream would take
+    the newest id at its first read, a moment later, and count a change made
+    in between as past); and the drafts channel where every open draft comes
+    whole (``events.drafts.resume_id``), whatever id the client had."""
+    channels = channels_of(thread_id)
+    start = given | {draft_channel(thread_id): drafts.resume_id(thread_id)}
+    start |= ThreadEventStorage().current_ids([channel for channel in channels if channel not in start])
+    request.META["HTTP_LAST_EVENT_ID"] = make_id({channel: start[channel] for channel in channels})
 
 
 def _check_last_event_id(request: HttpRequest, thread_id: str) -> dict[str, int]:
