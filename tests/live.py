@@ -359,6 +359,19 @@ class EventStream:
         deadline = time.monotonic() + timeout
         return [self.next(event_type, max(0.01, deadline - time.monotonic())) for _ in range(count)]
 
+    def until(self, event_type: str, timeout: float = 30) -> list[Event]:
+        """Every event up to and with the next of ``event_type``: however late
+        the stream runs, what came before that event is all there."""
+        seen = []
+        deadline = time.monotonic() + timeout
+        while not seen or seen[-1].type != event_type:
+            remaining = deadline - time.monotonic()
+            try:
+                seen.append(self.events.get(timeout=max(remaining, 0.01)))
+            except queue.Empty:
+                raise TimeoutError(f"no {event_type!r} event within {timeout} s; before it came {len(seen)}") from None
+        return seen
+
     def quiet(self, event_type: str | None = "document", seconds: float = 1.0) -> list[Event]:
         """Events of ``event_type`` (None: of any type) that arrive within ``seconds``."""
         seen = []

@@ -67,7 +67,8 @@ def test_viewers_watch_a_draft_grow_then_the_document_then_its_end(server, token
         "POST", "/api/workspace/threads/live-1/tools/update_document/", token, ARGUMENTS, {"Draft-Id": "call_1"}
     )
     assert status == 200, body
-    order = [event for event in stream.quiet(None, 3) if event.type in ("document", "draft", "draft-end")]
+    order = [event for event in stream.until("draft-end") if event.type in ("document", "draft", "draft-end")]
+    order += [event for event in stream.quiet(None, 0.5) if event.type != "keep-alive"]
     assert [event.type for event in order] == ["document", "draft-end"]
     document, end = order[0].json(), order[1].json()
     assert document["content"] == CONTENT
@@ -169,8 +170,9 @@ def test_the_demo_command_plays_a_model_stream_as_a_draft_then_commits_it(django
         stream = subscribe(server, token, "demo")
         call_command("demo_draft", server=server.url, username=user.username, pace=0, stdout=io.StringIO())
         call_id = stream.next("draft").json()["call_id"]
-        events = [event for event in stream.quiet(None, 3) if event.type in ("draft", "document", "draft-end")]
+        events = [event for event in stream.until("draft-end") if event.type in ("draft", "document", "draft-end")]
         assert [event.type for event in events[-2:]] == ["document", "draft-end"]
+        assert [event for event in stream.quiet(None, 0.5) if event.type != "keep-alive"] == []
         assert events[-2].json()["content"] == TEXT.read_text()
         assert events[-1].json() == {"call_id": call_id, "outcome": "committed", "version": 1}
         assert len([event for event in events if event.type == "draft"]) >= 1

@@ -49,11 +49,14 @@ class Listener:
         self.sent_at = feed.loop.time()
 
     async def wait(self) -> set[str]:
-        """The channels changed since the last call; none when a keep-alive is due."""
-        await self.woken.wait()
-        self.woken.clear()
-        changed, self.changed = self.changed, set()
-        return changed
+        """The channels changed since the last call; none when a keep-alive is due.
+        (A read done after the stream already took its news wakes it with none.)"""
+        while True:
+            await self.woken.wait()
+            self.woken.clear()
+            changed, self.changed = self.changed, set()
+            if changed or self.feed.loop.time() - self.sent_at >= KEEP_ALIVE_SECONDS:
+                return changed
 
     def sent(self) -> None:
         self.sent_at = self.feed.loop.time()
