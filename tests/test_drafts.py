@@ -68,6 +68,17 @@ def test_the_tool_call_with_draft_id_commits_it_after_its_document_version(api):
     assert post_piece(api, "t2", "call_2", " ").status_code == 409  # a late piece: a new call needs a new id
 
 
+def test_a_retried_call_replayed_by_its_idempotency_key_commits_the_draft_it_streamed_again(api):
+    arguments = {**json.loads(ARGUMENTS), "action_and_reasoning": WHY}
+    first = call_tool(api, "t2r", "update_document", arguments, **{"Idempotency-Key": "k1", "Draft-Id": "try_1"})
+    post_piece(api, "t2r", "try_2", ARGUMENTS[:20])  # the retry streams its arguments again, as a new call id
+    retry = call_tool(api, "t2r", "update_document", arguments, **{"Idempotency-Key": "k1", "Draft-Id": "try_2"})
+    assert retry.json() == first.json() and retry["Idempotent-Replayed"] == "true"
+    draft = Draft.objects.get(thread_id="t2r", call_id="try_2")
+    assert (draft.outcome, draft.version) == ("committed", 1)
+    assert stored("t2r")["version"] == 1  # written once
+
+
 def test_a_failed_call_ends_its_draft_as_failed_and_a_cancel_as_cancelled(api):
     post_piece(api, "t3", "a", '{"content": "x')
     answer = call_tool(api, "t3", "update_document", {"content": "x"}, **{"Draft-Id": "a"})  # no reason: 400

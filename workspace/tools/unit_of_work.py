@@ -8,7 +8,7 @@ is claimed (or its first answer replayed); the tool runs; an expected version
 no write claimed is checked under the row lock (a call that wrote nothing
 still gets 412 on a wrong version); ``artifact_produced`` is sent; the
 answer is stored for the key; the call's live draft (``Draft-Id``) ends as
-``committed``. Any error rolls all of it back and is answered as a failure
+``committed`` (a replayed success ends it so too). Any error rolls all of it back and is answered as a failure
 envelope (its draft then ends as ``failed``); each call is logged.
 """
 
@@ -83,6 +83,8 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
             request = idempotency.fingerprint(thread_id, tool.name, arguments)
             claimed = idempotency.claim(options.actor or "", options.idempotency_key, request)
             if claimed.envelope is not None:
+                if options.draft_id is not None and claimed.status_code == 200:  # a retry streamed again
+                    _end_draft_as_committed(thread_id, options.draft_id)
                 return ToolResult(claimed.envelope, claimed.status_code, replayed=True)
         del arguments[INJECTED_ARGUMENT]
         summary, artifact = tool.function(collection, **arguments)
@@ -95,8 +97,12 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
         if claimed is not None:
             idempotency.store_answer(claimed, result.status_code, result.envelope)
         if options.draft_id is not None:  # after the change, in its transaction: its event comes first
-            draft_store.end(thread_id, options.draft_id, draft_store.Outcome.COMMITTED, current_version(thread_id))
+            _end_draft_as_committed(thread_id, options.draft_id)
     return result
+
+
+def _end_draft_as_committed(thread_id: str, draft_id: str) -> None:
+    draft_store.end(thread_id, draft_id, draft_store.Outcome.COMMITTED, current_version(thread_id))
 
 
 def _end_draft_as_failed(thread_id: Any, draft_id: str) -> None:
