@@ -26,6 +26,16 @@ def require_or_skip(available, what: str) -> None:
     pytest.skip(f"needs {what}")
 
 
+@pytest.fixture(autouse=True, scope="session")
+def no_draft_expiry_thread_in_the_test_process():
+    """Tests end expired drafts themselves (``draft_store.end_expired``); the
+    thread a server process runs for it would reach into the tests' database
+    beside them. The servers the tests start run theirs."""
+    from workspace import draft_expiry
+
+    draft_expiry._started_in = os.getpid()  # as if started already
+
+
 @pytest.fixture(autouse=True)
 def fresh_rate_counts():
     """Rates are counted in the cache, which outlives a test: every test starts afresh."""
