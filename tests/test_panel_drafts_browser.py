@@ -1,8 +1,7 @@
 """Live drafts in the panel (SPEC 9), in headless Chromium against a real
 server: a tool call's text shown while the agent still writes it, rendered as
 the document is, marked as not yet saved, giving way to the saved change, and
-never in the way of a person's edit. They need the drafts endpoint
-(``POST``/``DELETE threads/<id>/drafts/<call_id>/``) and run once it exists."""
+never in the way of a person's edit."""
 
 import json
 import urllib.error
@@ -24,19 +23,7 @@ from .test_panel_browser import (
     wait_for_version,
 )
 
-
-def drafts_endpoint_exists() -> bool:
-    from django.urls import resolve
-
-    from workspace import views
-
-    return resolve("/api/workspace/threads/t/drafts/c/").func is not views.unrouted_thread_path
-
-
-pytestmark = [
-    pytest.mark.django_db(transaction=True),
-    pytest.mark.skipif(not drafts_endpoint_exists(), reason="needs the drafts endpoint of SPEC 9"),
-]
+pytestmark = pytest.mark.django_db(transaction=True)
 
 
 @pytest.fixture(scope="module")
