@@ -8,8 +8,9 @@ is claimed (or its first answer replayed); the tool runs; an expected version
 no write claimed is checked under the row lock (a call that wrote nothing
 still gets 412 on a wrong version); ``artifact_produced`` is sent; the
 answer is stored for the key; the call's live draft (``Draft-Id``) ends as
-``committed`` (a replayed success ends it so too). Any error rolls all of it back and is answered as a failure
-envelope (its draft then ends as ``failed``); each call is logged.
+``committed`` (so it does when a success is replayed). Any error rolls all
+of it back and is answered as a failure envelope (its draft then ends as
+``failed``); each call is logged.
 """
 
 import logging
