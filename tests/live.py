@@ -149,9 +149,17 @@ class PushpinServer(Server):
 
         self.key = key = secrets.token_urlsafe(32)  # Pushpin's sig_key, the servers' GRIP_KEY
         publish_port = free_port()
+        origin_port = free_port()
+        while origin_port == publish_port:  # both found free before either is bound: Django would take Pushpin's
+            origin_port = free_port()
         command = [*self.GUNICORN, "--workers", str(workers)]
         self.origin = Server(
-            database_url, command, GRIP_URL=f"http://127.0.0.1:{publish_port}", GRIP_KEY=key, **environment
+            database_url,
+            command,
+            port=origin_port,
+            GRIP_URL=f"http://127.0.0.1:{publish_port}",
+            GRIP_KEY=key,
+            **environment,
         )
         try:
             for attempt in range(3):
