@@ -375,7 +375,9 @@ class EventStream:
         while not seen or seen[-1].type != event_type:
             remaining = deadline - time.monotonic()
             try:
-                seen.append(self.events.get(timeout=max(remaining, 0.01)))
+                if remaining <= 0:
+                    raise queue.Empty
+                seen.append(self.events.get(timeout=remaining))
             except queue.Empty:
                 raise TimeoutError(f"no {event_type!r} event within {timeout} s; before it came {len(seen)}") from None
         return seen
