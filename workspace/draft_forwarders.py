@@ -246,41 +246,38 @@ async def _aforward(events: AsyncIterable[Any], router: _Router, open_draft: Ope
         raise
 
 
-def forward_openai_responses(events: Iterable[Any], open_draft: OpenDraft) -> Iterator[Any]:
-    """The events of an OpenAI Responses stream, each writing call's arguments fed to ``open_draft``'s writer."""
-    return _forward(events, _ResponsesRouter(), open_draft)
+class _Forwarders(NamedTuple):
+    """One provider's forwarder, over a stream and over an async stream."""
+
+    forward: Callable[[Iterable[Any], OpenDraft], Iterator[Any]]
+    aforward: Callable[[AsyncIterable[Any], OpenDraft], AsyncIterator[Any]]
 
 
-def forward_openai_chat(chunks: Iterable[Any], open_draft: OpenDraft) -> Iterator[Any]:
-    """The chunks of an OpenAI Chat Completions stream, each writing call's arguments fed to ``open_draft``'s writer."""
-    return _forward(chunks, _ChatRouter(), open_draft)
+def _forwarders(provider: str, make_router: Callable[[], _Router], stream: str) -> _Forwarders:
+    """``forward_<provider>`` and ``aforward_<provider>``, reading ``stream`` with a new ``make_router()`` each."""
+
+    def forward(events: Iterable[Any], open_draft: OpenDraft) -> Iterator[Any]:
+        return _forward(events, make_router(), open_draft)
+
+    def aforward(events: AsyncIterable[Any], open_draft: OpenDraft) -> AsyncIterator[Any]:
+        return _aforward(events, make_router(), open_draft)
+
+    forward.__name__ = forward.__qualname__ = f"forward_{provider}"
+    forward.__doc__ = f"The {stream}, each writing call's arguments fed to ``open_draft``'s writer."
+    aforward.__name__ = aforward.__qualname__ = f"aforward_{provider}"
+    aforward.__doc__ = f"``forward_{provider}`` over an async stream."
+    return _Forwarders(forward, aforward)
 
 
-def forward_anthropic(events: Iterable[Any], open_draft: OpenDraft) -> Iterator[Any]:
-    """The events of an Anthropic Messages stream, each writing call's arguments fed to ``open_draft``'s writer."""
-    return _forward(events, _AnthropicRouter(), open_draft)
-
-
-def forward_langchain(chunks: Iterable[Any], open_draft: OpenDraft) -> Iterator[Any]:
-    """The chunks of a LangChain model's stream, each writing call's arguments fed to ``open_draft``'s writer."""
-    return _forward(chunks, _LangChainRouter(), open_draft)
-
-
-def aforward_openai_responses(events: AsyncIterable[Any], open_draft: OpenDraft) -> AsyncIterator[Any]:
-    """``forward_openai_responses`` over an async stream (``AsyncOpenAI``)."""
-    return _aforward(events, _ResponsesRouter(), open_draft)
-
-
-def aforward_openai_chat(chunks: AsyncIterable[Any], open_draft: OpenDraft) -> AsyncIterator[Any]:
-    """``forward_openai_chat`` over an async stream (``AsyncOpenAI``)."""
-    return _aforward(chunks, _ChatRouter(), open_draft)
-
-
-def aforward_anthropic(events: AsyncIterable[Any], open_draft: OpenDraft) -> AsyncIterator[Any]:
-    """``forward_anthropic`` over an async stream (``AsyncAnthropic``)."""
-    return _aforward(events, _AnthropicRouter(), open_draft)
-
-
-def aforward_langchain(chunks: AsyncIterable[Any], open_draft: OpenDraft) -> AsyncIterator[Any]:
-    """``forward_langchain`` over an async stream (``model.astream``)."""
-    return _aforward(chunks, _LangChainRouter(), open_draft)
+forward_openai_responses, aforward_openai_responses = _forwarders(
+    "openai_responses", _ResponsesRouter, "events of an OpenAI Responses stream (``AsyncOpenAI`` for the twin)"
+)
+forward_openai_chat, aforward_openai_chat = _forwarders(
+    "openai_chat", _ChatRouter, "chunks of an OpenAI Chat Completions stream (``AsyncOpenAI`` for the twin)"
+)
+forward_anthropic, aforward_anthropic = _forwarders(
+    "anthropic", _AnthropicRouter, "events of an Anthropic Messages stream (``AsyncAnthropic`` for the twin)"
+)
+forward_langchain, aforward_langchain = _forwarders(
+    "langchain", _LangChainRouter, "chunks of a LangChain model's stream (``model.astream`` for the twin)"
+)

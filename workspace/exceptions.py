@@ -8,47 +8,59 @@ its refusals over HTTP), and LangChain (``langchain``, a
 
 
 class WorkspaceError(Exception):
-    """Base class: the caller's input is at fault unless a subclass says otherwise."""
+    """Base class: the caller's input is at fault unless a subclass says otherwise.
+
+    A subclass names its HTTP status and its code on its ``class`` line,
+    ``class DraftEnded(WorkspaceError, status=409, code="draft_ended")``; they
+    are read as ``status_code`` and ``default_code``, and ``retry_after``
+    (seconds, for a ``Retry-After`` header) likewise."""
 
     status_code = 400
     default_code = "invalid"
-    retry_after: int | None = None  # seconds, for a Retry-After header
+    retry_after: int | None = None
+
+    def __init_subclass__(
+        cls, *, status: int | None = None, code: str | None = None, retry_after: int | None = None, **kwargs: object
+    ) -> None:
+        super().__init_subclass__(**kwargs)
+        if status is not None:
+            cls.status_code = status
+        if code is not None:
+            cls.default_code = code
+        if retry_after is not None:
+            cls.retry_after = retry_after
 
     def envelope_extras(self) -> dict:
         """Fields the failure envelope carries besides ``error``."""
         return {}
 
 
-class InvalidThreadId(WorkspaceError, ValueError):
-    default_code = "invalid_thread_id"
+class InvalidThreadId(WorkspaceError, ValueError, code="invalid_thread_id"):
+    """A thread id that is not 1-128 characters of ``A-Z a-z 0-9 . _ : -``."""
 
 
-class InvalidArguments(WorkspaceError, ValueError):
-    default_code = "invalid_arguments"
+class InvalidArguments(WorkspaceError, ValueError, code="invalid_arguments"):
+    """A tool's arguments, a request's body or a header that breaks its rules; the message says which."""
 
 
-class DocumentTooLarge(WorkspaceError, ValueError):
-    default_code = "document_too_large"
+class DocumentTooLarge(WorkspaceError, ValueError, code="document_too_large"):
+    """A document past ``WORKSPACE_MAX_DOCUMENT_CHARS``, or a body past ``DATA_UPLOAD_MAX_MEMORY_SIZE``."""
 
 
-class DocumentNotFound(WorkspaceError, LookupError):
-    status_code = 404
-    default_code = "document_not_found"
+class DocumentNotFound(WorkspaceError, LookupError, status=404, code="document_not_found"):
+    """A read, an edit or a restore of a thread that has no document."""
 
 
-class UnknownTool(WorkspaceError, LookupError):
-    status_code = 404
-    default_code = "unknown_tool"
+class UnknownTool(WorkspaceError, LookupError, status=404, code="unknown_tool"):
+    """A call of a tool no registered collection declares."""
 
 
 # What a 503 tells the client to wait before retrying.
 RETRY_AFTER_SECONDS = 1
 
 
-class ServiceUnavailable(WorkspaceError):
-    status_code = 503
-    default_code = "service_unavailable"
-    retry_after = RETRY_AFTER_SECONDS
+class ServiceUnavailable(WorkspaceError, status=503, code="service_unavailable", retry_after=RETRY_AFTER_SECONDS):
+    """A service the call needs is down or busy; the call may be retried."""
 
 
 class DatabaseUnavailable(ServiceUnavailable):
@@ -64,23 +76,16 @@ class DatabaseUnavailable(ServiceUnavailable):
         )
 
 
-class ToolFailed(WorkspaceError):
+class ToolFailed(WorkspaceError, status=500, code="internal_error"):
     """An unexpected error inside a tool; details go to the server log, not the agent."""
 
-    status_code = 500
-    default_code = "internal_error"
+
+class RevisionNotFound(WorkspaceError, LookupError, status=404, code="revision_not_found"):
+    """A version the document never had, or one pruned from its history."""
 
 
-class RevisionNotFound(WorkspaceError, LookupError):
-    status_code = 404
-    default_code = "revision_not_found"
-
-
-class PreconditionFailed(WorkspaceError):
+class PreconditionFailed(WorkspaceError, status=412, code="precondition_failed"):
     """The document is not at the version the caller expected; nothing changed."""
-
-    status_code = 412
-    default_code = "precondition_failed"
 
     def __init__(self, expected: object, current: int) -> None:
         """``expected``: a version number, or what ``If-Match`` asked (``preconditions.ExpectedVersions``)."""
@@ -95,43 +100,30 @@ class PreconditionFailed(WorkspaceError):
         return {"current_version": self.current_version}
 
 
-class IdempotencyConflict(WorkspaceError):
-    status_code = 409
-    default_code = "idempotency_in_flight"
+class IdempotencyConflict(WorkspaceError, status=409, code="idempotency_in_flight"):
+    """A call with this ``Idempotency-Key`` is still running; retry once it has answered."""
 
 
-class IdempotencyKeyReused(WorkspaceError):
-    status_code = 422
-    default_code = "idempotency_key_reused"
+class IdempotencyKeyReused(WorkspaceError, status=422, code="idempotency_key_reused"):
+    """An ``Idempotency-Key`` already used for another call (thread, tool or arguments)."""
 
 
-class TooManyStreams(WorkspaceError):
-    status_code = 429
-    default_code = "too_many_streams"
-    retry_after = 5
+class TooManyStreams(WorkspaceError, status=429, code="too_many_streams", retry_after=5):
+    """A user at ``WORKSPACE_MAX_STREAMS_PER_USER`` open streams."""
 
 
-class DeletedWhileWriting(WorkspaceError):
+class DeletedWhileWriting(WorkspaceError, status=409, code="deleted_while_writing"):
     """The document was deleted (by the host) while this call was writing it, twice in a row."""
 
-    status_code = 409
-    default_code = "deleted_while_writing"
 
-
-class PreconditionRequired(WorkspaceError):
+class PreconditionRequired(WorkspaceError, status=428, code="precondition_required"):
     """A person's edit without ``If-Match``: the version it started from is needed to merge it."""
 
-    status_code = 428
-    default_code = "precondition_required"
 
-
-class EditConflict(WorkspaceError):
+class EditConflict(WorkspaceError, status=409, code="edit_conflict"):
     """A person's edit and the changes since it started changed the same lines
     differently; nothing changed. ``conflicts``: each region's three sides, as
     dicts of ``base``, ``current`` and ``yours``."""
-
-    status_code = 409
-    default_code = "edit_conflict"
 
     def __init__(self, current: int, conflicts: list[dict[str, str]]) -> None:
         regions = "region" if len(conflicts) == 1 else "regions"
@@ -147,34 +139,21 @@ class EditConflict(WorkspaceError):
         return {"current_version": self.current_version, "conflicts": self.conflicts}
 
 
-class DraftNotFound(WorkspaceError, LookupError):
-    status_code = 404
-    default_code = "draft_not_found"
+class DraftNotFound(WorkspaceError, LookupError, status=404, code="draft_not_found"):
+    """A cancel of a call id with no open draft on this thread."""
 
 
-class DraftEnded(WorkspaceError):
+class DraftEnded(WorkspaceError, status=409, code="draft_ended"):
     """A piece of a draft that has ended: a new tool call needs a new call id."""
 
-    status_code = 409
-    default_code = "draft_ended"
 
-
-class DraftForbidden(WorkspaceError):
+class DraftForbidden(WorkspaceError, status=403, code="draft_forbidden"):
     """A piece or a cancel of a draft another user opened."""
 
-    status_code = 403
-    default_code = "draft_forbidden"
 
-
-class DraftTooLarge(WorkspaceError, ValueError):
+class DraftTooLarge(WorkspaceError, ValueError, code="draft_too_large"):
     """A draft's arguments past ``DATA_UPLOAD_MAX_MEMORY_SIZE``; the draft ended as failed."""
 
-    default_code = "draft_too_large"
 
-
-class TooManyDrafts(WorkspaceError):
+class TooManyDrafts(WorkspaceError, status=429, code="too_many_drafts", retry_after=5):
     """A thread at ``WORKSPACE_MAX_DRAFTS_PER_THREAD`` open drafts."""
-
-    status_code = 429
-    default_code = "too_many_drafts"
-    retry_after = 5

@@ -114,10 +114,10 @@ class FieldReader:
         self._seen: set[str] = set()  # fields of interest met, each read only at its first occurrence
         self._outside = {
             "object": self._on_object,
-            "first_key": self._on_first_key,
+            "first_key": self._on_first,
             "key": self._on_key,
             "colon": self._on_colon,
-            "first_value": self._on_first_value,
+            "first_value": self._on_first,
             "value": self._on_value,
             "after_value": self._on_after_value,
             "end": self._on_end,
@@ -197,11 +197,14 @@ class FieldReader:
             raise self._error(position, f"expected '{{' to open the arguments, found {char!r}")
         self._open(char, position)
 
-    def _on_first_key(self, char: str, position: int) -> None:
-        if char == "}":
+    def _on_first(self, char: str, position: int) -> None:
+        """Just after a ``{`` or a ``[``: its closer (it is empty), or its first key or value."""
+        if char == _CLOSERS[self._stack[-1]]:
             self._close()
-        else:
+        elif self._mode == "first_key":
             self._on_key(char, position)
+        else:
+            self._on_value(char, position)
 
     def _on_key(self, char: str, position: int) -> None:
         if char != '"':
@@ -221,12 +224,6 @@ class FieldReader:
         if key is not None and wanted and len(self._stack) == 1 and key not in self._seen:
             self._member = key
             self._seen.add(key)
-
-    def _on_first_value(self, char: str, position: int) -> None:
-        if char == "]":
-            self._close()
-        else:
-            self._on_value(char, position)
 
     def _on_value(self, char: str, position: int) -> None:
         if char == '"':

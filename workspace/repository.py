@@ -165,10 +165,10 @@ class WorkspaceRepository:
         thread_id: str,
         version: int,
         *,
+        expected_version: int | ExpectedVersions | None = None,
         reason: str | None = None,
         actor: str | None = None,
         source: str = AGENT,
-        expected_version: int | ExpectedVersions | None = None,
     ) -> DocumentChange:
         """Make the content and title of ``version`` the current ones, as a new
         revision, even when they are the current ones already: a restore is

@@ -17,11 +17,11 @@ Without this wrapper the view streams through Django as usual.
 """
 
 import asyncio
-import warnings
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
 from ..asgi_types import ASGIApplication, Receive, Scope, Send
+from ..deprecation import moved_names
 
 SCOPE_KEY = "workspace.stream_handover"
 
@@ -37,15 +37,7 @@ def hold_streams(django_application: ASGIApplication) -> "HeldStreams":
     return HeldStreams(django_application)
 
 
-def __getattr__(name: str) -> Any:
-    if name == "streams":
-        warnings.warn(
-            "workspace.events.handover.streams is deprecated: use workspace.events.handover.hold_streams",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return hold_streams
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = moved_names(__name__, {"streams": "workspace.events.handover.hold_streams"})
 
 
 class HeldStreams:
