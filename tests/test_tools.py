@@ -4,13 +4,13 @@ import re
 
 import pytest
 
-from workspace.exceptions import InvalidArguments
+from workspace.exceptions import InvalidArguments, WorkspaceError
 from workspace.models import Revision
 from workspace.repository import WorkspaceRepository
 from workspace.signals import artifact_produced
 from workspace.tools import DocumentTools, tools_of, workspace_tool
 
-from .conftest import stored
+from .conftest import call_tool, stored
 
 pytestmark = pytest.mark.django_db
 
@@ -165,6 +165,36 @@ def test_a_refusal_after_a_write_rolls_it_back_and_says_why():
     envelope = FailingTools("t-1").append_then_refuse(text="x", action_and_reasoning=WHY)
     assert envelope == {"success": False, "error": "text is not allowed after all"}
     assert stored("t-1") is None
+
+
+class CalendarLocked(WorkspaceError, status=423, code="calendar_locked", retry_after=30):
+    """A host's own error: its status, code and Retry-After on its class line."""
+
+
+class CalendarTools:
+    def __init__(self, thread_id):
+        self.thread_id = thread_id
+
+    @workspace_tool
+    def book(self, day: str) -> tuple[str, None]:
+        """Book a day, unless the calendar is locked."""
+        raise CalendarLocked(f"{day} is being booked by someone else")
+
+
+def test_a_hosts_own_error_answers_with_the_status_code_and_retry_its_class_line_names(api, settings):
+    settings.WORKSPACE_TOOL_COLLECTIONS = ["workspace.tools.documents.DocumentTools", "tests.test_tools.CalendarTools"]
+    answer = call_tool(api, "t-10", "book", {"day": "Monday", "action_and_reasoning": WHY})
+    assert (answer.status_code, answer.json(), answer["Retry-After"]) == (
+        423,
+        {"success": False, "error": "Monday is being booked by someone else"},
+        "30",
+    )
+    assert (CalendarLocked.status_code, CalendarLocked.default_code) == (423, "calendar_locked")
+    assert (InvalidArguments.status_code, InvalidArguments.default_code, InvalidArguments.retry_after) == (
+        400,
+        "invalid_arguments",
+        None,
+    )
 
 
 def test_a_returned_artifact_is_in_the_envelope_and_announced(announced):

@@ -20,7 +20,7 @@ from .calls import CallOptions
 from .deprecation import moved_names
 from .events import link_authentication
 from .events.stream import stream_response
-from .exceptions import RETRY_AFTER_SECONDS, DraftNotFound, InvalidArguments
+from .exceptions import DraftNotFound, InvalidArguments
 from .models import Revision, WorkingDocument
 from .preconditions import parse_draft_id, parse_idempotency_key, parse_if_match
 from .repository import WorkspaceRepository
@@ -91,8 +91,8 @@ class ToolCallView(WorkspaceView):
         answer_headers = {}
         if result.replayed:
             answer_headers["Idempotent-Replayed"] = "true"
-        if result.status_code == 503:
-            answer_headers["Retry-After"] = str(RETRY_AFTER_SECONDS)
+        if result.retry_after:
+            answer_headers["Retry-After"] = str(result.retry_after)
         return Response(result.envelope, status=result.status_code, headers=answer_headers)
 
 

@@ -14,6 +14,7 @@ class ToolResult:
     envelope: dict
     status_code: int
     replayed: bool = False  # answered from an earlier call with the same Idempotency-Key
+    retry_after: int | None = None  # seconds, for a Retry-After header: the error's
 
     @property
     def succeeded(self) -> bool:
@@ -25,7 +26,8 @@ class ToolResult:
 
     @classmethod
     def failure(cls, error: WorkspaceError) -> "ToolResult":
-        return cls({**failure_envelope(str(error)), **error.envelope_extras()}, error.status_code)
+        envelope = {**failure_envelope(str(error)), **error.envelope_extras()}
+        return cls(envelope, error.status_code, retry_after=error.retry_after)
 
 
 def failure_envelope(error: str) -> dict:
