@@ -80,7 +80,17 @@ def test_a_host_with_its_own_user_model_and_rest_framework_defaults_changes_noth
         environment["DATABASE_URL"] = url
     environment.pop("REDIS_URL", None)
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--ds=tests.hosts.settings", *HOST_SUITE],
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-p",
+            "no:cacheprovider",
+            "-n0",
+            "-q",
+            "--ds=tests.hosts.settings",
+            *HOST_SUITE,
+        ],
         cwd=live.REPOSITORY,
         env=environment,
         capture_output=True,

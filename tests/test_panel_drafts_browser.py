@@ -15,11 +15,10 @@ from .test_panel_browser import (
     HOSTILE,
     WHY,
     button,
+    chromium_page,
     expect,
-    launch,
     open_panel,
     rendered,
-    sync_playwright,
     wait_for_version,
 )
 
@@ -79,9 +78,7 @@ def test_a_draft_grows_live_as_markdown_and_gives_way_to_the_saved_change(server
     server.call(user_token, "draft-1", "update_document", content="# Old plan\n\nold text\n", action_and_reasoning=WHY)
     arguments = {"title": "Plan B", "content": "# New plan\n\n- one\n- two\n", "action_and_reasoning": WHY}
     first, second, rest = json_pieces(arguments, "\\n- one", "\\n- two")
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         open_panel(page, server, "draft-1")
         wait_for_version(page, 1)
         expect(region(page, TOP)).to_be_hidden()
@@ -108,15 +105,12 @@ def test_a_draft_grows_live_as_markdown_and_gives_way_to_the_saved_change(server
         expect(region(page, TOP)).to_be_hidden()
         expect(rendered(page).locator("h1")).to_have_text("New plan")
         expect(page.locator("#activity")).not_to_contain_text("Draft by")
-        browser.close()
 
 
 def test_an_append_draft_shows_after_the_documents_end_and_a_cancelled_one_is_noted(server, user_token):
     server.call(user_token, "draft-2", "update_document", content="# Trip\n\nday one\n", action_and_reasoning=WHY)
     arguments = {"text": "\n## Budget\n\n- flights\n", "action_and_reasoning": WHY}
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         open_panel(page, server, "draft-2")
         wait_for_version(page, 1)
         for piece in json_pieces(arguments, "\\n- flights"):
@@ -136,14 +130,11 @@ def test_an_append_draft_shows_after_the_documents_end_and_a_cancelled_one_is_no
         expect(at_end).to_be_hidden()
         expect(page.locator("#activity li").first).to_contain_text("Draft by agent-owner cancelled")
         expect(page.locator("#version")).to_have_text("1")
-        browser.close()
 
 
 def test_several_drafts_are_shown_at_once_each_in_its_place_in_the_order_they_came(server, user_token):
     server.call(user_token, "draft-3", "update_document", content="# Doc\n", action_and_reasoning=WHY)
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         open_panel(page, server, "draft-3")
         wait_for_version(page, 1)
         send_draft(server, user_token, "draft-3", "first", "update_document", '{"content": "# First rewrite\\n')
@@ -162,7 +153,6 @@ def test_several_drafts_are_shown_at_once_each_in_its_place_in_the_order_they_ca
         expect(top).to_have_count(1)
         expect(top.nth(0)).to_have_attribute("data-call-id", "third")
         expect(region(page, END).locator(".draft")).to_have_count(1)
-        browser.close()
 
 
 def test_a_draft_never_interrupts_a_person_editing(server, user_token):
@@ -170,9 +160,7 @@ def test_a_draft_never_interrupts_a_person_editing(server, user_token):
     arguments = {"text": "agent's words\n", "action_and_reasoning": WHY}
     textarea = "document.getElementById('edit-text')"
     editing = f"[document.activeElement.id, {textarea}.value, {textarea}.selectionStart, {textarea}.selectionEnd]"
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         open_panel(page, server, "draft-4")
         wait_for_version(page, 1)
         button(page, "Edit").click()
@@ -190,15 +178,12 @@ def test_a_draft_never_interrupts_a_person_editing(server, user_token):
         expect(region(page, END)).to_be_hidden()
         expect(page.locator("#others-list")).to_contain_text("agent's words")
         assert page.evaluate(editing) == ["edit-text", "first\nmy unsaved words\n", 6, 8]
-        browser.close()
 
 
 def test_a_viewer_opening_mid_draft_sees_the_text_so_far_once(server, user_token):
     server.call(user_token, "draft-5", "update_document", content="# Doc\n", action_and_reasoning=WHY)
     send_draft(server, user_token, "draft-5", "call-5", "update_document", '{"content": "# Written before\\n\\nsome')
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         open_panel(page, server, "draft-5")
         drafts = region(page, TOP)
         expect(drafts.locator("h1")).to_have_text("Written before")
@@ -209,7 +194,6 @@ def test_a_viewer_opening_mid_draft_sees_the_text_so_far_once(server, user_token
         page.wait_for_selector("#status.live")
         expect(drafts.locator("p", has_text="some more")).to_have_count(1)
         expect(drafts.locator(".draft")).to_have_count(1)
-        browser.close()
 
 
 def test_a_draft_too_long_for_its_event_shows_its_start_until_saved(server, user_token):
@@ -219,9 +203,7 @@ def test_a_draft_too_long_for_its_event_shows_its_start_until_saved(server, user
     text = json.dumps(arguments)
     for start in range(0, len(text), 20_000):
         send_draft(server, user_token, "draft-8", "call-8", "update_document", text[start : start + 20_000])
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         open_panel(page, server, "draft-8")  # opened mid-draft: the text so far, cut
         drafts = region(page, TOP)
         expect(drafts.locator("h1")).to_have_text("Long draft")
@@ -230,16 +212,13 @@ def test_a_draft_too_long_for_its_event_shows_its_start_until_saved(server, user
         wait_for_version(page, 2)
         expect(drafts).to_be_hidden()
         expect(page.locator("#content")).to_have_text(long)
-        browser.close()
 
 
 def test_a_hostile_draft_runs_nothing(server, user_token):
     server.call(user_token, "draft-6", "update_document", content="# Doc\n", action_and_reasoning=WHY)
     hostile = f"{HOSTILE}\n\n[click me](javascript:window.pwned=3)\n"
     dialogs = []
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_page()
+    with chromium_page() as page:
         page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
         open_panel(page, server, "draft-6")
         wait_for_version(page, 1)
@@ -249,16 +228,13 @@ def test_a_hostile_draft_runs_nothing(server, user_token):
         assert drafts.locator("script, img, [onerror], a[href^='javascript']").count() == 0
         page.wait_for_timeout(300)  # time for an injected handler to have run, were there one
         assert page.evaluate("window.pwned") is None
-        browser.close()
     assert dialogs == []
 
 
 def test_the_panel_with_drafts_has_no_serious_accessibility_violation(server, user_token):
     require_or_skip(AXE.exists(), "axe-core from npm (npm ci)")
     server.call(user_token, "draft-7", "update_document", content="# Doc\n", action_and_reasoning=WHY)
-    with sync_playwright() as playwright:
-        browser = launch(playwright)
-        page = browser.new_context(bypass_csp=True).new_page()  # to inject axe-core, a script of the test's
+    with chromium_page(bypass_csp=True) as page:  # to inject axe-core, a script of the test's
         open_panel(page, server, "draft-7")
         wait_for_version(page, 1)
         send_draft(server, user_token, "draft-7", "over", "update_document", '{"content": "# Soon\\n\\n- a')
@@ -270,7 +246,6 @@ def test_the_panel_with_drafts_has_no_serious_accessibility_violation(server, us
         assert page.locator(".draft-marker[aria-live=polite]").count() == 2
         page.add_script_tag(path=str(AXE))
         results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-        browser.close()
     serious = [
         (violation["id"], [node["target"] for node in violation["nodes"]])
         for violation in results["violations"]
