@@ -58,6 +58,11 @@ class Listener:
             if changed or self.feed.loop.time() - self.sent_at >= KEEP_ALIVE_SECONDS:
                 return changed
 
+    def again(self, channels: Iterable[str]) -> None:
+        """Wake the stream for ``channels`` again: it left their news for its next round."""
+        self.changed.update(channels)
+        self.woken.set()
+
     def sent(self) -> None:
         self.sent_at = self.feed.loop.time()
 

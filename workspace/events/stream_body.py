@@ -64,18 +64,10 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
                     listener.sent()
                     await slots.renew_if_due(slot)
                     continue
-                chunks: list[bytes] = []
-                gap = False
-                for channel in in_sending_order(changed):
-                    encoded = await listener.feed.chunk_after(channel, last_ids)
-                    if encoded is None:
-                        gap = True
-                        break
-                    encoded_chunk, last_ids = encoded
-                    chunks.append(encoded_chunk)
-                event_request.channel_last_ids = listener.last_ids = last_ids = dict(last_ids)
-                if chunks:
-                    yield b"".join(chunks)
+                chunk, last_ids, gap = await _news(listener, changed, last_ids)
+                event_request.channel_last_ids = listener.last_ids = last_ids
+                if chunk:
+                    yield chunk
                     listener.sent()
                     await slots.renew_if_due(slot)
                 if gap:
@@ -83,6 +75,27 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
     finally:
         listener.close()
         await sync_to_async(slots.release, thread_sensitive=False)(slot)
+
+
+async def _news(listener: feed.Listener, changed: set[str], last_ids: dict) -> tuple[bytes, dict, bool]:
+    """The encoded events of the ``changed`` channels after ``last_ids``, through
+    the feed, in sending order; the ids after them; and whether there is a gap
+    (the stream must read the storage itself)."""
+    chunks: list[bytes] = []
+    ordered = in_sending_order(changed)
+    for position, channel in enumerate(ordered):
+        if listener.changed.intersection(ordered[:position]):
+            # A channel sent before this one changed while this round read it:
+            # its news goes first, next round (a committed draft's end never
+            # comes before its document event).
+            listener.again(ordered[position:])
+            break
+        encoded = await listener.feed.chunk_after(channel, last_ids)
+        if encoded is None:
+            return b"".join(chunks), dict(last_ids), True
+        encoded_chunk, last_ids = encoded
+        chunks.append(encoded_chunk)
+    return b"".join(chunks), dict(last_ids), False
 
 
 def _encode_read(response: Any, last_ids: dict[str, Any]) -> bytes:

@@ -8,7 +8,7 @@ and its JSON Schema is what every export shows to agents.
 import inspect
 import re
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Annotated, Any
 
 import pydantic
@@ -63,7 +63,7 @@ class ToolArguments(pydantic.BaseModel):
         return value
 
 
-def _strings_in(value: Any):
+def _strings_in(value: Any) -> Iterator[str]:
     if isinstance(value, str):
         yield value
     elif isinstance(value, dict):

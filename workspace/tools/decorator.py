@@ -63,7 +63,7 @@ def workspace_tool(function: Callable | None = None, *, read_only: bool = False,
     spec = ToolSpec(function, read_only=read_only, destructive=destructive)
 
     @functools.wraps(function)
-    def call(self, *args, **kwargs) -> dict:
+    def call(self: Any, *args: Any, **kwargs: Any) -> dict:
         return spec.invoke(self, args, kwargs).envelope
 
     declared: Any = call  # a function given attributes functools.wraps's type does not know
