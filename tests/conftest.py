@@ -5,6 +5,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth import get_user_model
+from django.core.checks import Tags, run_checks
 from django.db import connection, connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
@@ -141,6 +142,14 @@ def call_tool(api, thread_id: str, tool: str, body: dict, **headers: str):
         content_type="application/json",
         **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
     )
+
+
+def workspace_messages() -> dict:
+    """The app's system-check messages, by id. Its checks are registered under
+    Tags.compatibility; the rest (the models' checks) are left out: on SQLite,
+    Django 6.1's ask the database whether it takes JSON, and a test may have none."""
+    messages = run_checks(tags=[Tags.compatibility])
+    return {message.id: message for message in messages if (message.id or "").startswith("workspace.")}
 
 
 def stored(thread_id: str) -> dict | None:

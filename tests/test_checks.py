@@ -1,10 +1,7 @@
 import pytest
-from django.core.checks import run_checks
 from django.test import override_settings
 
-
-def workspace_messages():
-    return {message.id: message for message in run_checks() if message.id and message.id.startswith("workspace.")}
+from .conftest import workspace_messages
 
 
 def test_the_demo_settings_pass():

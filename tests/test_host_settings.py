@@ -8,7 +8,6 @@ from datetime import datetime, timedelta
 from urllib.parse import urlsplit, urlunsplit
 
 import pytest
-from django.core.checks import run_checks
 from django.db import connection
 from django.test import override_settings
 from django.urls import include, path
@@ -19,7 +18,7 @@ from workspace.events import artifact_channel
 from workspace.models import IdempotencyRecord
 
 from . import live
-from .conftest import call_tool, stored
+from .conftest import call_tool, stored, workspace_messages
 
 pytestmark = pytest.mark.django_db
 
@@ -98,10 +97,6 @@ def test_a_host_with_its_own_user_model_and_rest_framework_defaults_changes_noth
         timeout=540,
     )
     assert run.returncode == 0, run.stdout[-6000:] + run.stderr[-2000:]
-
-
-def workspace_messages() -> dict:
-    return {message.id: message for message in run_checks() if (message.id or "").startswith("workspace.")}
 
 
 class BearerAuthentication:
