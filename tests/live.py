@@ -149,6 +149,7 @@ class PushpinServer(Server):
 
         self.key = key = secrets.token_urlsafe(32)  # Pushpin's sig_key, the servers' GRIP_KEY
         publish_port = free_port()
+        self.publish_url = f"http://127.0.0.1:{publish_port}"  # GRIP_URL: where Pushpin takes publishes
         origin_port = free_port()
         while origin_port == publish_port:  # both found free before either is bound: Django would take Pushpin's
             origin_port = free_port()
@@ -157,7 +158,7 @@ class PushpinServer(Server):
             database_url,
             command,
             port=origin_port,
-            GRIP_URL=f"http://127.0.0.1:{publish_port}",
+            GRIP_URL=self.publish_url,
             GRIP_KEY=key,
             **environment,
         )

@@ -105,7 +105,7 @@ def _add_to_open_draft(
         draft.received = received
         draft.touched_at = timezone.now()
         draft.save(using=using, update_fields=["received", "touched_at", "parser_state", "text_length", "title"])
-        draft_changed.send(sender=Draft, thread_id=thread_id)
+        draft_changed.send(sender=Draft, thread_id=thread_id, ended=False)
         return received, None
 
 
@@ -230,7 +230,7 @@ def _end(using: str, draft: Draft, outcome: str, version: int | None = None) -> 
     draft.touched_at = timezone.now()
     draft.save(using=using)
     DraftPiece.objects.using(using).filter(draft=draft).delete()
-    draft_changed.send(sender=Draft, thread_id=draft.thread_id)
+    draft_changed.send(sender=Draft, thread_id=draft.thread_id, ended=True)
 
 
 def _locked_counter(using: str, thread_id: str) -> DraftCounter:

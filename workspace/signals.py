@@ -34,5 +34,6 @@ document_changed = Signal()
 # Sent when a tool returns an artifact, with ``thread_id``, ``tool`` (its name) and ``artifact``.
 artifact_produced = Signal()
 
-# Sent when a thread's drafts changed (a piece, an end), with ``thread_id``.
+# Sent when a thread's drafts changed (a piece, an end), with ``thread_id``,
+# and ``ended``: whether a draft ended (in its transaction, before it commits).
 draft_changed = Signal()

@@ -15,8 +15,9 @@
 - ``watchers``: who hears of a change: the ``feed`` and the MCP subscriptions;
 - ``feed``: the streams this process holds, and one read per change for them;
 - ``stream``: the stream response of the API's view; ``stream_body``: what a
-  stream held by this process sends; ``handover``: the ASGI wrapper that
-  holds those streams once Django is done;
+  stream held by this process sends; ``reading``: one read of the storage
+  for either (a draft's end never before its document event); ``handover``:
+  the ASGI wrapper that holds those streams once Django is done;
 - ``link_authentication``: behind Pushpin, who may use the links it was given.
 
 The settings name the classes by the short paths below. ``install()``

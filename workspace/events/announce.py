@@ -8,7 +8,10 @@ with Redis, those of the others; they read from the storage what they have
 not sent yet. A change of a thread's drafts is announced the same way.
 Behind Pushpin the event is also published to it, for the streams it holds.
 A commit that is never announced (the process died) is found by the next
-announcement on the thread, or by a reconnecting client.
+announcement on the thread, or by a reconnecting client. A draft's end is
+also shown to the transports inside its transaction (``before_commit``):
+Pushpin's claims it there, so that no other process publishes it before
+the change it commits with.
 
 ``connect()`` (from ``events.install``, in ``AppConfig.ready``) connects the
 receivers; importing this module connects nothing.
@@ -51,9 +54,13 @@ def store_artifact_event(sender: Any, thread_id: str, tool: str, artifact: Any, 
     _announce_after_commit(CommittedChange(channel, lambda: (event, event.id - 1)))
 
 
-def announce_draft_change(sender: Any, thread_id: str, **kwargs: Any) -> None:
+def announce_draft_change(sender: Any, thread_id: str, ended: bool = False, **kwargs: Any) -> None:
     # Its events are read from the drafts' tables (Pushpin's transport claims and publishes them).
-    _announce_after_commit(CommittedChange(draft_channel(thread_id), lambda: None))
+    change = CommittedChange(draft_channel(thread_id), lambda: None)
+    if ended:  # a draft's end commits with the change it ends on (a tool call's): announced after it
+        for transport in transports():
+            transport.before_commit(change)
+    _announce_after_commit(change)
 
 
 def _announce_after_commit(change: CommittedChange) -> None:

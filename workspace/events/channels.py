@@ -51,7 +51,7 @@ class ThreadChannelManager(ChannelManagerBase):
     the channels the view names, readable as the access policy allows."""
 
     def get_channels_for_request(self, request: HttpRequest, view_kwargs: dict[str, Any]) -> list[str]:
-        return in_sending_order(view_kwargs["channels"])  # django-eventstream reads them in this order
+        return in_sending_order(view_kwargs["channels"])  # the order its links name them in
 
     def can_read_channel(self, user: Any, channel: str) -> bool:
         thread_id = thread_of(channel)

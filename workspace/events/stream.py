@@ -9,13 +9,18 @@ from urllib.parse import unquote
 
 from django.core.handlers.asgi import ASGIRequest
 from django.db import close_old_connections
-from django.http import HttpRequest, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
 from django.http.response import HttpResponseBase
-from django_eventstream.views import events as eventstream_view
 
 from ..exceptions import InvalidArguments, ServiceUnavailable, TooManyStreams
-from ..internals.django_eventstream import EventRequest, add_default_headers, make_id
-from . import drafts, handover, slots
+from ..internals.django_eventstream import (
+    EventPermissionError,
+    EventRequest,
+    add_default_headers,
+    make_id,
+    sse_encode_error,
+)
+from . import drafts, handover, reading, slots
 from .channels import channels_of, draft_channel
 from .link_authentication import proxied
 from .storage import ThreadEventStorage
@@ -70,8 +75,18 @@ def _grip_response(request: Any, thread_id: str) -> HttpResponseBase:
         _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
     if any(not EVENT_NUMBER.fullmatch(last) for last in request.grip.last.values()):
         raise InvalidArguments("Grip-Last holds an id this stream never gave")
-    response = eventstream_view(request, channels=channels_of(thread_id))
-    close_old_connections()
+    try:
+        event_request = EventRequest(request, view_kwargs={"channels": channels_of(thread_id)})
+    except EventRequest.Error as error:
+        raise InvalidArguments(str(error)) from None
+    try:
+        response: HttpResponseBase = reading.read(event_request).to_grip_response(request)
+    except EventPermissionError as error:
+        error_event = sse_encode_error("forbidden", str(error), extra={"channels": error.channels})
+        response = HttpResponse(error_event, content_type="text/event-stream")
+    finally:
+        close_old_connections()
+    add_default_headers(response, request=request)
     return response
 
 

@@ -17,12 +17,12 @@ from ..internals.asgiref import end_request_thread
 from ..internals.django_eventstream import (
     EventPermissionError,
     EventRequest,
-    get_events,
+    EventResponse,
     make_id,
     sse_encode_error,
     sse_encode_event,
 )
-from . import feed, slots
+from . import feed, reading, slots
 from .channels import in_sending_order
 
 OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
@@ -98,10 +98,9 @@ async def _news(listener: feed.Listener, changed: set[str], last_ids: dict) -> t
     return b"".join(chunks), dict(last_ids), False
 
 
-def _encode_read(response: Any, last_ids: dict[str, Any]) -> bytes:
-    """What a read of the storage (django-eventstream's ``GetEventsResponse``)
-    sends: a ``stream-reset`` where a last id is gone, then the events;
-    ``last_ids`` moves past them."""
+def _encode_read(response: EventResponse, last_ids: dict[str, Any]) -> bytes:
+    """What a read of the storage (``reading.read``) sends: a ``stream-reset``
+    where a last id is gone, then the events; ``last_ids`` moves past them."""
     chunk = ""
     if response.channel_reset:
         chunk += sse_encode_event(
@@ -110,15 +109,15 @@ def _encode_read(response: Any, last_ids: dict[str, Any]) -> bytes:
             event_id=make_id(last_ids),
             json_encode=True,
         )
-    for channel in in_sending_order(list(response.channel_items)):
-        chunk += feed.encode(response.channel_items[channel], channel, last_ids)
+    for channel, events in response.channel_items.items():  # in sending order
+        chunk += feed.encode(events, channel, last_ids)
     return chunk.encode()
 
 
 @sync_to_async(thread_sensitive=False)
-def _read_storage(event_request: EventRequest) -> Any:
+def _read_storage(event_request: EventRequest) -> EventResponse:
     try:
-        return get_events(event_request)
+        return reading.read(event_request)
     finally:
         close_old_connections()
 

@@ -10,7 +10,11 @@ What it relies on:
   ``DjangoModelStorage.get_events`` resumes a new channel from;
 - ``eventrequest.EventRequest`` (a stream request's channels, user and last
   ids) and ``eventstream.get_events`` (what follows them, access checked,
-  with ``channel_reset`` and ``channel_more``), ``EventPermissionError``;
+  reading the channels in the order of ``EventRequest.channels``): its
+  ``eventresponse.EventResponse``, with ``channel_items`` (sent in their
+  order), ``channel_last_ids`` (where each read began), ``channel_reset``
+  and ``channel_more`` (whose ``EventRequest.channel_last_ids`` it moved to
+  the last item read), ``EventPermissionError``;
   ``utils``' ``make_id``, ``sse_encode_event``, ``sse_encode_error`` and
   ``add_default_headers``: the streams this app holds speak the library's
   format without its view (``events.stream_body``);
@@ -37,6 +41,7 @@ import jwt
 from django.conf import settings
 from django_eventstream.event import Event
 from django_eventstream.eventrequest import EventRequest
+from django_eventstream.eventresponse import EventResponse
 from django_eventstream.eventstream import EventPermissionError, get_events
 from django_eventstream.models import Event as StoredEvent
 from django_eventstream.models import EventCounter
@@ -50,6 +55,7 @@ __all__ = [
     "EventDoesNotExist",
     "EventPermissionError",
     "EventRequest",
+    "EventResponse",
     "StorageBase",
     "StoredEvent",
     "add_default_headers",

@@ -62,6 +62,9 @@ class Transport(ABC):
     def announce(self, change: CommittedChange) -> None:
         """Carry ``change``, after its commit; must not block on the network."""
 
+    def before_commit(self, change: CommittedChange) -> None:  # noqa: B027  (most need nothing)
+        """Told of ``change`` (a draft's end) inside its transaction, before it commits."""
+
     def install(self) -> None:  # noqa: B027  (most transports need nothing at start-up)
         """Prepare the process, from ``AppConfig.ready``."""
 

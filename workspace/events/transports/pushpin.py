@@ -47,11 +47,10 @@ def _connect_publisher() -> Send:
     import requests  # only behind Pushpin (the WSGI workers need not load it otherwise)
 
     session = requests.Session()
-    uri = publish_uri()
 
     def send(items: list[str]) -> None:
         response = session.post(
-            uri,
+            publish_uri(),  # the settings at each send, as everywhere (override_settings reaches it)
             data='{"items": [' + ", ".join(items) + "]}",
             headers={"Content-Type": "application/json"},
             timeout=TIMEOUT_SECONDS,
@@ -71,6 +70,10 @@ class PushpinTransport(Transport):
             "Pushpin", _connect_publisher, max_pending=MAX_PENDING, max_batch_chars=MAX_BATCH_BYTES
         )
         self.drafts = DraftPublishing(self.publisher.publish)
+
+    def before_commit(self, change: CommittedChange) -> None:
+        if change.channel.startswith(DRAFT_PREFIX):
+            self.drafts.claim_with_the_end(change.channel.removeprefix(DRAFT_PREFIX))
 
     def announce(self, change: CommittedChange) -> None:
         if change.channel.startswith(DRAFT_PREFIX):

@@ -7,8 +7,12 @@ here; when it is due, this module's thread claims the ids not yet published
 reads their events, and queues them as one item (its ids chained from the
 range's start to its end, so Pushpin delivers it only to the streams that
 stand at its start; any other stream asks Django what it missed) in
-Pushpin's background publisher, after the document events queued before it:
-a committed draft's end follows its document event.
+Pushpin's background publisher.
+
+A draft's end is claimed by the process that ends it, in the transaction
+that ends it (``claim_with_the_end``), and published once that commits,
+right after the document event the same commit queued: no other process
+can publish a committed draft's end before its document event.
 """
 
 import json
@@ -18,9 +22,10 @@ import threading
 import time
 from collections.abc import Callable
 
-from django.db import connections
+from django.db import connections, router, transaction
 
 from ...internals.django_eventstream import grip_chunk_item
+from ...models import DraftCounter
 from .. import drafts
 from ..channels import draft_channel
 
@@ -48,6 +53,18 @@ class DraftPublishing:
                 self.pid = os.getpid()
                 threading.Thread(target=self._run, name="workspace-pushpin-drafts", daemon=True).start()
             self.changed.notify()
+
+    def claim_with_the_end(self, thread_id: str) -> None:
+        """In the transaction that ends a draft: claim the thread's ids not yet
+        published, that end's included, and publish them once it commits."""
+        claimed = drafts.claim_unpublished(thread_id)
+        if claimed is None:
+            return
+
+        def publish_the_end() -> None:  # named: Django's robust handler logs its __qualname__
+            self._publish_claimed(thread_id, claimed)
+
+        transaction.on_commit(publish_the_end, using=router.db_for_write(DraftCounter), robust=True)
 
     def _next_due(self) -> str:
         with self.changed:
@@ -77,8 +94,10 @@ class DraftPublishing:
 
     def _publish(self, thread_id: str) -> None:
         claimed = drafts.claim_unpublished(thread_id)
-        if claimed is None:
-            return
+        if claimed is not None:
+            self._publish_claimed(thread_id, claimed)
+
+    def _publish_claimed(self, thread_id: str, claimed: tuple[int, int]) -> None:
         after, up_to = claimed
         events = drafts.events_after(thread_id, after, until=up_to)
         self.publish(json.dumps(grip_chunk_item(draft_channel(thread_id), events, up_to, after)))

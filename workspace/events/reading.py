@@ -1,0 +1,31 @@
+"""One read of the storage for a stream: what follows its last ids on each of
+the thread's channels (django-eventstream's ``get_events``), for a stream this
+process holds (``stream_body``) and for each of Pushpin's requests (``stream``).
+
+A stream sends its channels in one order (``channels.in_sending_order``); a
+read takes them in the reverse order, so that it never sends a channel's
+event ahead of one it depends on. A document change, its artifact and its
+draft's end commit together: once the drafts' read has seen the end, the
+document's read, begun after it, sees the change, and sends it first. Where
+a channel sent earlier has more events than one read takes, the channels
+after it wait for the next read.
+"""
+
+from ..internals.django_eventstream import EventRequest, EventResponse, get_events
+from .channels import in_sending_order
+
+
+def read(event_request: EventRequest) -> EventResponse:
+    """What follows ``event_request``'s last ids, its channels in sending order."""
+    sending = in_sending_order(event_request.channels)
+    event_request.channels = sending[::-1]
+    response = get_events(event_request)
+    items = response.channel_items
+    response.channel_items = {channel: items[channel] for channel in sending}
+    paged = [position for position, channel in enumerate(sending) if channel in response.channel_more]
+    for channel in sending[paged[0] + 1 :] if paged else []:
+        response.channel_items[channel] = []
+        response.channel_more.discard(channel)
+        if channel in response.channel_last_ids:  # where the read began (get_events moved it)
+            event_request.channel_last_ids[channel] = response.channel_last_ids[channel]
+    return response
