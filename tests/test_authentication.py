@@ -14,9 +14,9 @@ pytestmark = pytest.mark.django_db
 WHY = "Testing who is calling."
 
 
-def client_with(key: str) -> APIClient:
+def client_with(key: str, scheme: str = "Token") -> APIClient:
     client = APIClient()
-    client.credentials(HTTP_AUTHORIZATION=f"Token {key}")
+    client.credentials(HTTP_AUTHORIZATION=f"{scheme} {key}")
     return client
 
 
@@ -26,6 +26,39 @@ def test_a_token_calls_as_its_user(api, user):
     response = call_tool(api, "t", "append_to_document", {"text": "hello", "action_and_reasoning": WHY})
     assert response.status_code == 200
     assert Revision.objects.get().actor == "agent-owner"
+
+
+@pytest.mark.parametrize("scheme", ["Bearer", "bearer", "Token", "token"])
+def test_the_token_is_taken_as_bearer_or_token(token, scheme):
+    client = client_with(token, scheme)
+    response = call_tool(client, "t", "append_to_document", {"text": "hello", "action_and_reasoning": WHY})
+    assert response.status_code == 200, response.json()
+    assert client.get("/api/workspace/threads/t/document/").json()["content"] == "hello"
+    assert Revision.objects.get().actor == "agent-owner"
+
+
+@pytest.mark.parametrize(
+    ("header", "error"),
+    [
+        ("Bearer", "Invalid token header. No credentials provided."),
+        ("Bearer two words", "Invalid token header. Token string should not contain spaces."),
+        ("Bearer " + "x" * 129, "Invalid token."),
+    ],
+)
+def test_a_malformed_bearer_header_is_refused_before_any_lookup(token, header, error):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=header)
+    response = call_tool(client, "t", "append_to_document", {"text": "hello", "action_and_reasoning": WHY})
+    assert (response.status_code, response.json()) == (401, {"success": False, "error": error})
+    assert not Revision.objects.exists()
+
+
+def test_another_scheme_is_not_a_token(token):
+    client = APIClient()
+    client.credentials(HTTP_AUTHORIZATION=f"Basic {token}")
+    response = client.get("/api/workspace/threads/t/document/")
+    assert response.status_code == 401
+    assert response["WWW-Authenticate"] == "Token"
 
 
 def test_the_user_comes_with_every_field_typed(token, user):

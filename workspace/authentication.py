@@ -1,7 +1,9 @@
 """DRF's token authentication with the lookup written once: a drop-in for
 ``rest_framework.authentication.TokenAuthentication``.
 
-The same header (``Authorization: Token <key>``), tokens, user and errors.
+The same tokens, user and errors, in DRF's header (``Authorization: Token
+<key>``) or RFC 6750's (``Authorization: Bearer <key>``, which MCP clients
+and most HTTP libraries send): the API and MCP read it with ``token_key``.
 DRF looks the token up with ``Token.objects.select_related("user").get(key=key)``,
 which the ORM builds again on every request. Here the SQL, naming the user
 model's columns, is written once per token model and database, and the row
@@ -19,6 +21,7 @@ from django.db import connections, router
 from django.db.models import Field, ForeignKey, ForeignObjectRel, Model
 from django.utils.translation import gettext_lazy as _
 from rest_framework import authentication, exceptions
+from rest_framework.request import Request
 
 if TYPE_CHECKING:  # models, which import only once the app registry is ready (Token: where installed)
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -38,8 +41,34 @@ class UserLookup:
 
 _lookups: dict[tuple[type[Model], str], UserLookup] = {}
 
+SCHEMES = ("token", "bearer")  # DRF's keyword, and RFC 6750's
+MAX_KEY_CHARS = 128  # DRF's keys have 40; refused longer before any lookup
+
+
+def token_key(authorization: str) -> str | None:
+    """The key an ``Authorization`` header carries as ``Token <key>`` or
+    ``Bearer <key>`` (either case); None for another scheme or none;
+    ``AuthenticationFailed`` when the key is missing or malformed."""
+    scheme, _space, key = authorization.strip().partition(" ")
+    if scheme.lower() not in SCHEMES:
+        return None
+    key = key.strip()
+    if not key:
+        raise exceptions.AuthenticationFailed(_("Invalid token header. No credentials provided."))
+    if " " in key:
+        raise exceptions.AuthenticationFailed(_("Invalid token header. Token string should not contain spaces."))
+    if len(key) > MAX_KEY_CHARS or not key.isascii() or not key.isprintable():
+        raise exceptions.AuthenticationFailed(_("Invalid token."))
+    return key
+
 
 class TokenAuthentication(authentication.TokenAuthentication):
+    def authenticate(self, request: Request) -> tuple["AbstractBaseUser", "Token"] | None:
+        key = token_key(authentication.get_authorization_header(request).decode("latin-1"))
+        if key is None:
+            return None
+        return self.authenticate_credentials(key)
+
     def authenticate_credentials(self, key: str) -> tuple["AbstractBaseUser", "Token"]:
         model = self.get_model()
         user_field = _user_key(model)

@@ -43,7 +43,7 @@ from rest_framework.exceptions import AuthenticationFailed
 from ..access import can_access
 from ..asgi_types import ASGIApplication, Receive, Scope, Send
 from ..async_bridge import as_async_request
-from ..authentication import TokenAuthentication
+from ..authentication import TokenAuthentication, token_key
 from ..calls import CallOptions
 from ..conf import conf
 from ..events import slots
@@ -228,11 +228,10 @@ def _authorize(header: str, thread_id: str) -> tuple[Any, str, bool]:
     """The active user of a token of the API (checked by the app's token
     authentication), its key, and whether the policy lets the user use the
     thread; (None, "", False) without a valid token."""
-    scheme, _, key = header.partition(" ")
-    key = key.strip()
-    if scheme.lower() not in ("bearer", "token") or not key or len(key) > 128:
-        return None, "", False
     try:
+        key = token_key(header)
+        if key is None:
+            return None, "", False
         user, _ = TokenAuthentication().authenticate_credentials(key)
     except AuthenticationFailed:
         return None, "", False
