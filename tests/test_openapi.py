@@ -57,9 +57,10 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
             "Idempotency-Key": "^[ -~]{1,255}$",
             "Draft-Id": "^[A-Za-z0-9_-]{1,64}$",
         }
-        accepted = ['"7"', "7", "*", 'W/"7"', '"7", "8"', 'W/"6", "7"', ', "7" ,']
+        accepted = ['"7"', '"0"', "*", 'W/"7"', '"7", "8"', 'W/"6", "7"', ', "7" ,']
         assert all(if_match.search(value) for value in accepted)
-        assert not any(if_match.search(value) for value in ['"x"', '*, "7"', '""', ", ,", '"7" "8"'])
+        refused = ['"x"', '*, "7"', '""', ", ,", '"7" "8"', "7", '"07"', '"0001"']
+        assert not any(if_match.search(value) for value in refused)
     assert set(schema["components"]["securitySchemes"]) >= {"tokenAuth"}
 
 

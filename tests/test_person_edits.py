@@ -167,11 +167,13 @@ def test_version_0_creates_the_document(api, user):
     assert Revision.objects.get(document__thread_id="doc").source == "person"
 
 
-def test_version_0_after_an_agent_wrote_merges(api, written):
+def test_version_0_once_an_agent_wrote_is_412_and_changes_nothing(api, written):
+    """Merged from "nothing yet", the person's whole text would go before the document's."""
     response = put(api, {"content": "my notes\n"}, 0)
-    assert response.status_code == 200
-    assert response.json()["merged"] is True
-    assert response.json()["content"] == "my notes\n" + START
+    assert response.status_code == 412
+    assert response.json()["current_version"] == 1
+    assert "not the expected version 0" in response.json()["error"]
+    assert stored("doc")["content"] == START
 
 
 def test_version_1_without_a_document_is_412(api, user):

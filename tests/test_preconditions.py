@@ -180,10 +180,14 @@ def test_a_tool_s_own_expected_version_and_the_call_s_must_both_hold():
     assert stored("p-11") == {"title": "", "content": "new", "length": 3, "version": 2}
 
 
-def test_if_match_may_omit_the_quotes(api):
+@pytest.mark.parametrize("if_match", ["1", '"01"', '"0001"', '"1.0"', "W/1"])
+def test_an_entity_tag_this_app_never_hands_out_is_refused_not_read_as_a_version(api, if_match):
     DocumentTools("p-10").update_document(content="old", action_and_reasoning=WHY)
-    response = call(api, "p-10", "append_to_document", {"text": "!", "action_and_reasoning": WHY}, **{"If-Match": "1"})
-    assert response.status_code == 200
+    arguments = {"text": "!", "action_and_reasoning": WHY}
+    response = call(api, "p-10", "append_to_document", arguments, **{"If-Match": if_match})
+    assert response.status_code == 400
+    assert "as the ETag header gives them" in response.json()["error"]
+    assert stored("p-10")["content"] == "old"
 
 
 @pytest.mark.parametrize(

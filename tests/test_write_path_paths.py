@@ -17,7 +17,6 @@ from workspace.tools import ToolCollection, decorator, documents, unit_of_work, 
     [
         (None, None),
         ('"3"', ExpectedVersions.exactly(3)),
-        ("3", ExpectedVersions.exactly(3)),
         (' "3", ,"4" ', ExpectedVersions(versions=frozenset({3, 4}))),
         ("*", ExpectedVersions(any_existing=True)),
         ('W/"3"', ExpectedVersions()),

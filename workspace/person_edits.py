@@ -39,11 +39,11 @@ def save(thread_id: str, content: str, title: str | None, based_on: int, author:
 
 
 def _kept(document: WorkingDocument, version: int) -> tuple[str, str]:
-    """The content and title at ``version`` (0: none yet, empty); ``PreconditionFailed``
-    when it is newer than the current one or no longer kept."""
-    if version == 0:
-        return "", ""
-    if version > document.version:
+    """The content and title at ``version``; ``PreconditionFailed`` when it is
+    0 (an edit started before the document existed: merged, it would put the
+    person's whole text before the document's), newer than the current one,
+    or no longer kept."""
+    if version == 0 or version > document.version:
         raise PreconditionFailed(expected=version, current=document.version)
     try:
         revision, content = history.revision_with_content(document, version)

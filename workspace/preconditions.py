@@ -20,8 +20,11 @@ IDEMPOTENCY_KEY_SCHEMA_PATTERN = "^[ -~]{1,255}$"
 DRAFT_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DRAFT_ID_SCHEMA_PATTERN = "^[A-Za-z0-9_-]{1,64}$"
 
-# An entity tag of this app is a version in quotes, weak (W/"7") or strong ("7"); bare digits are taken too.
-ENTITY_TAG = r'(W/)?"([0-9]{1,18})"|([0-9]{1,18})'
+# An entity tag of this app is a version in quotes, written as the ETag
+# header writes it: strong ("7") or weak (W/"7"). A tag this app never hands
+# out ("07", a bare 7) is refused, not read as a version: strong comparison
+# is character by character (RFC 9110), so it could never match.
+ENTITY_TAG = r'(W/)?"(0|[1-9][0-9]{0,17})"'
 MAX_IF_MATCH_TAGS = 100
 MAX_IF_MATCH_CHARS = 4096
 # RFC 9110's If-Match: "*", or a comma-separated list of entity tags, whose empty elements are ignored.
@@ -74,13 +77,13 @@ def parse_if_match(value: str | None) -> ExpectedVersions | None:
         return None
     if len(value) > MAX_IF_MATCH_CHARS or not IF_MATCH.fullmatch(value):
         raise InvalidArguments(
-            f'If-Match must be *, or at most {MAX_IF_MATCH_TAGS} versions in quotes, such as If-Match: "7" '
-            f'or If-Match: "7", "8" (at most {MAX_IF_MATCH_CHARS} characters); got {value[:40]!r}'
+            f"If-Match must be *, or at most {MAX_IF_MATCH_TAGS} versions in quotes as the ETag header gives them, "
+            f'such as If-Match: "7" or If-Match: "7", "8" (at most {MAX_IF_MATCH_CHARS} characters); got {value[:40]!r}'
         )
     if value.strip(" \t") == "*":
         return ExpectedVersions(any_existing=True)
     tags = re.finditer(ENTITY_TAG, value)
-    return ExpectedVersions(versions=frozenset(int(tag[2] or tag[3]) for tag in tags if not tag[1]))
+    return ExpectedVersions(versions=frozenset(int(tag[2]) for tag in tags if not tag[1]))
 
 
 def parse_idempotency_key(value: str | None) -> str | None:
