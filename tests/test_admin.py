@@ -203,6 +203,15 @@ def test_staff_with_the_change_permission_restore_a_version(client, edited):
     assert restore.source == "person"  # a person restored it, not an agent
 
 
+def test_restoring_a_version_with_the_current_content_changes_nothing_and_says_so(client, edited):
+    client.force_login(staff("view_workingdocument", "change_workingdocument"))
+    assert client.post(f"{LIST}{edited.pk}/revisions/2/restore/").status_code == 302  # version 5, as version 2
+    response = client.post(f"{LIST}{edited.pk}/revisions/2/restore/", follow=True)
+    assert "Version 2 has the current content and title already; nothing changed." in response.content.decode()
+    assert stored("thread-42")["version"] == 5
+    assert Revision.objects.filter(document=edited).count() == 5
+
+
 def test_staff_without_the_change_permission_cannot_restore(client, edited):
     client.force_login(staff("view_workingdocument"))
     assert "Restore this version" not in client.get(f"{LIST}{edited.pk}/revisions/2/").content.decode()

@@ -44,6 +44,14 @@ def test_a_restore_makes_the_version_current_as_the_persons_revision(api, writte
     assert (listed["source"], listed["restored_from"]) == ("person", 1)
 
 
+def test_restoring_the_current_content_changes_nothing(api, written):
+    assert restore(api, 1).json()["version"] == 3
+    response = restore(api, 1)
+    assert response.status_code == 200
+    assert (response.json()["content"], response.json()["version"], response["ETag"]) == ("first", 3, '"3"')
+    assert Revision.objects.filter(document__thread_id="doc").count() == 3
+
+
 def test_if_match_of_another_version_is_412_and_changes_nothing(api, written):
     response = restore(api, 1, HTTP_IF_MATCH='"1"')
     assert response.status_code == 412

@@ -274,13 +274,18 @@ def test_an_edit_that_changes_nothing_commits_nothing(changes):
         WorkspaceRepository.edit_document("same-edit", "three", "three")
 
 
-def test_a_restore_of_the_current_content_is_still_recorded(changes):
+def test_a_restore_of_the_current_content_changes_nothing(changes):
+    WorkspaceRepository.upsert_document("again", content="kept", title="T")
+    WorkspaceRepository.upsert_document("again", content="other")
     WorkspaceRepository.upsert_document("again", content="kept")
     changes.clear()
-    change = WorkspaceRepository.restore("again", 1, reason="Marking the version as the one to keep.")
-    assert change.version == 2
-    assert [(change.version, change.text) for change in changes] == [(2, "kept")]
-    assert Revision.objects.get(document__thread_id="again", version=2).restored_from == 1
+    change = WorkspaceRepository.restore("again", 1, reason="Back to the first version.")
+    assert (change.version, change.text, change.title) == (3, "kept", "T")
+    assert changes == []
+    assert Revision.objects.filter(document__thread_id="again").count() == 3
+    # A restore that changes the title still restores.
+    WorkspaceRepository.upsert_document("again", content="kept", title="New")
+    assert WorkspaceRepository.restore("again", 1).version == 5
 
 
 @pytest.mark.django_db

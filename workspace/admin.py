@@ -212,7 +212,10 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         except WorkspaceError as error:
             messages.error(request, str(error))
             return HttpResponseRedirect(self._revision_url(object_id, number))
-        messages.success(request, f"Version {number} restored as version {change.version}.")
+        if change.version == document.version:
+            messages.info(request, f"Version {number} has the current content and title already; nothing changed.")
+        else:
+            messages.success(request, f"Version {number} restored as version {change.version}.")
         return HttpResponseRedirect(
             reverse(f"admin:{self.opts.app_label}_{self.opts.model_name}_history", args=[document.pk])
         )

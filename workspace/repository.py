@@ -171,9 +171,11 @@ class WorkspaceRepository:
         source: str = AGENT,
     ) -> DocumentChange:
         """Make the content and title of ``version`` the current ones, as a new
-        revision, even when they are the current ones already: a restore is
-        an explicit act, and history shows it. With ``expected_version``, only
-        if the document is at it (checked under the row lock)."""
+        revision. When they are the current ones already, nothing changes, as
+        for any write that changes nothing: the change returned keeps the
+        current version, and no revision or event is made. With
+        ``expected_version``, only if the document is at it (checked under the
+        row lock)."""
         validate_thread_id(thread_id)
         context = write_context(reason, actor, source)
         with atomic(savepoint=not context.in_tool_call):
@@ -193,7 +195,6 @@ class WorkspaceRepository:
                 context.author,
                 op="restore",
                 restored_from=version,
-                even_if_unchanged=True,
             )
 
     @staticmethod

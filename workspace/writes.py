@@ -223,15 +223,13 @@ def write_content(
     *,
     op: str,
     restored_from: int | None = None,
-    even_if_unchanged: bool = False,
 ) -> DocumentChange:
     """Make ``content`` (and ``title``, unless None) current on a document whose
     row this transaction has locked, and record the revision: the splice from
     the content before, or a whole copy when ``snapshot_policy`` says so.
-    Nothing changes when content and title are as they were, unless
-    ``even_if_unchanged``."""
+    Nothing changes when content and title are as they were."""
     title = document.title if title is None else title
-    if content == document.content and title == document.title and not even_if_unchanged:
+    if content == document.content and title == document.title:
         return DocumentChange(thread_id, "update", document.version, title, len(content), content)
     version, length = document.version + 1, len(content)
     splice = splice_between(document.content, content)
