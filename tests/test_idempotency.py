@@ -103,3 +103,14 @@ def test_in_python_the_collection_takes_the_key():
     )
     assert retry == first
     assert stored("i-7")["version"] == 1
+
+
+def test_a_read_is_not_kept_so_a_retry_reads_again(api):
+    def read():
+        return call_tool(api, "keyed-read", "read_document", {"action_and_reasoning": WHY}, **{"Idempotency-Key": "r"})
+
+    assert read().json()["summary"] == "the document does not exist yet (version 0)"
+    DocumentTools("keyed-read").update_document(content="a line", action_and_reasoning=WHY)
+    again = read()
+    assert again.json()["summary"].startswith("version 1, 6 chars") and "Idempotent-Replayed" not in again
+    assert not IdempotencyRecord.objects.exists()

@@ -8,7 +8,7 @@ import pytest
 from django.test import override_settings
 from rest_framework.test import APIClient
 
-from workspace.models import Revision
+from workspace.models import IdempotencyRecord, Revision
 from workspace.repository import WorkspaceRepository
 from workspace.tools import DocumentTools
 
@@ -203,6 +203,16 @@ def test_an_idempotency_key_applies_the_edit_once(api, written):
     assert stored("doc")["version"] == 2
     other = put(api, {"content": "twice"}, 2, HTTP_IDEMPOTENCY_KEY="edit-1")
     assert other.status_code == 422 and stored("doc")["content"] == "once"
+
+
+def test_the_record_of_a_keyed_edit_holds_no_copy_of_the_document(api, written):
+    big = START + "a line of the document\n" * 20_000
+    first = put(api, {"content": big}, 1, HTTP_IDEMPOTENCY_KEY="big")
+    agent_appends("meanwhile\n")
+    again = put(api, {"content": big}, 1, HTTP_IDEMPOTENCY_KEY="big")
+    assert again.json() == first.json() and again.json()["content"] == big and again["Idempotent-Replayed"] == "true"
+    assert len(IdempotencyRecord.objects.get().envelope) < 1000
+    assert stored("doc")["content"] == big + "meanwhile\n"
 
 
 @override_settings(WORKSPACE_RATE_WRITES="2/min")

@@ -6,7 +6,7 @@ from django.test import override_settings
 from django.urls import reverse
 from rest_framework.test import APIClient
 
-from workspace.models import Revision
+from workspace.models import IdempotencyRecord, Revision
 from workspace.tools import DocumentTools
 
 from .conftest import stored
@@ -94,6 +94,19 @@ def test_an_idempotency_key_restores_once(api, written):
     assert again.json() == first.json() and again["Idempotent-Replayed"] == "true"
     assert stored("doc")["version"] == 3
     assert restore(api, 2, HTTP_IDEMPOTENCY_KEY="r-1").status_code == 422
+
+
+def test_the_record_of_a_keyed_restore_holds_no_copy_of_the_document(api, user):
+    big = "a line of the document\n" * 20_000  # 460,000 characters
+    DocumentTools("doc").update_document(content=big, action_and_reasoning=WHY)
+    DocumentTools("doc").update_document(content="short", action_and_reasoning=WHY)
+    first = restore(api, 1, HTTP_IDEMPOTENCY_KEY="big")
+    DocumentTools("doc").update_document(content="later", action_and_reasoning=WHY)
+    again = restore(api, 1, HTTP_IDEMPOTENCY_KEY="big")
+    assert again.json() == first.json() and again.json()["content"] == big
+    assert again["Idempotent-Replayed"] == "true" and again["ETag"] == '"3"'
+    assert len(IdempotencyRecord.objects.get().envelope) < 1000
+    assert stored("doc")["content"] == "later"
 
 
 @override_settings(WORKSPACE_RATE_WRITES="1/min")

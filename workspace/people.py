@@ -3,7 +3,11 @@ each run as a tool call is: in one transaction with its ``Idempotency-Key``,
 claimed first and answered from its record on a retry (``idempotency``).
 
 The views read and check the request; this runs the write and stores the
-answer in the write's own transaction, so both commit or neither does.
+answer in the write's own transaction, so both commit or neither does. The
+answer is the document, but its record keeps all of it except the content,
+which a retry rebuilds from the revision at the answer's version: a record
+stays a few hundred bytes however large the document (a restore of a
+megabyte document stored a megabyte for 24 hours).
 """
 
 from collections.abc import Callable
@@ -12,7 +16,7 @@ from typing import Any
 
 from django.db import router, transaction
 
-from . import idempotency
+from . import history, idempotency
 from .models import WorkingDocument
 
 
@@ -38,8 +42,15 @@ def run(
         if key is not None:
             claimed = idempotency.claim(owner, key, idempotency.fingerprint(thread_id, request, arguments))
             if claimed.envelope is not None:
-                return Answer(claimed.status_code, claimed.envelope, replayed=True)
+                return Answer(claimed.status_code, _with_content(thread_id, claimed.envelope), replayed=True)
         body = write()
         if claimed is not None:
-            idempotency.store_answer(claimed, 200, body)
+            idempotency.store_answer(claimed, 200, {**body, "content": None})
     return Answer(200, body)
+
+
+def _with_content(thread_id: str, body: dict[str, Any]) -> dict[str, Any]:
+    """A stored answer with its content again: the document's at the answer's
+    version (``RevisionNotFound``, 404, if that version was pruned since)."""
+    _, content = history.revision_with_content(history.document_id_of(thread_id), body["version"])
+    return {**body, "content": content}

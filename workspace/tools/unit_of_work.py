@@ -80,7 +80,7 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
     call = ToolCall(tool=tool.name, reason=arguments[INJECTED_ARGUMENT], actor=options.actor, expected_version=expected)
     with transaction.atomic(using=router.db_for_write(WorkingDocument)), calling(call):
         claimed = None
-        if options.idempotency_key is not None:
+        if options.idempotency_key is not None and not tool.read_only:  # a read applies nothing: it reads again
             request = idempotency.fingerprint(thread_id, tool.name, arguments)
             claimed = idempotency.claim(options.actor or "", options.idempotency_key, request)
             if claimed.envelope is not None:
