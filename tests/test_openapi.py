@@ -75,7 +75,9 @@ def test_the_schema_describes_a_persons_edit_and_restore(api):
     assert if_match["required"] is True
     assert re.search(if_match["schema"]["pattern"], '"7"') and not re.search(if_match["schema"]["pattern"], "*")
     conflict = edit["responses"]["409"]["content"]["application/json"]["schema"]
-    assert set(conflict["properties"]["conflicts"]["items"]["properties"]) == {"base", "current", "yours"}
+    items = conflict["properties"]["conflicts"]["items"]
+    assert set(items["properties"]) == {"base", "current", "yours", "truncated"}
+    assert items["required"] == ["base", "current", "yours"]
     assert set(paths["/threads/{thread_id}/document/"]) == {"get", "put"}
     restore = paths["/threads/{thread_id}/revisions/{version}/restore/"]
     assert set(restore) == {"post"}

@@ -99,6 +99,19 @@ def test_overlapping_edits_conflict_and_change_nothing(api, written):
     assert Revision.objects.filter(document__thread_id="doc").count() == 2
 
 
+def test_a_conflict_over_400_000_lines_answers_a_bounded_409(api, user):
+    base = "a\n" * 400_000
+    DocumentTools("doc").update_document(content=base, action_and_reasoning=WHY)
+    DocumentTools("doc").update_document(content="b\n" * 400_000, action_and_reasoning=WHY)
+    response = put(api, {"content": "c\n" * 400_000}, 1)
+    assert response.status_code == 409
+    assert len(response.content) < 100_000
+    (conflict,) = response.json()["conflicts"]
+    assert conflict["truncated"] is True
+    assert conflict["base"].startswith("a\na\n") and conflict["yours"].startswith("c\nc\n")
+    assert stored("doc")["version"] == 2
+
+
 def test_a_title_changed_on_both_sides_conflicts(api, written):
     DocumentTools("doc").update_document(content=START, title="Agent's", action_and_reasoning=WHY)
     response = put(api, {"content": START, "title": "Mine"}, 1)

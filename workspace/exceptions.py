@@ -120,10 +120,17 @@ class PreconditionRequired(WorkspaceError, status=428, code="precondition_requir
     """A person's edit without ``If-Match``: the version it started from is needed to merge it."""
 
 
+# The most characters the sides of an answer's conflicts hold in all: past
+# it, each side is cut to an equal share (a million one-character lines
+# changed on both sides answered 4.5 MB).
+MAX_CONFLICT_CHARS = 65_536
+
+
 class EditConflict(WorkspaceError, status=409, code="edit_conflict"):
     """A person's edit and the changes since it started changed the same lines
     differently; nothing changed. ``conflicts``: each region's three sides, as
-    dicts of ``base``, ``current`` and ``yours``."""
+    dicts of ``base``, ``current`` and ``yours``, cut to ``MAX_CONFLICT_CHARS``
+    in all (a cut region says ``"truncated": true``)."""
 
     def __init__(self, current: int, conflicts: list[dict[str, str]]) -> None:
         regions = "region" if len(conflicts) == 1 else "regions"
@@ -133,10 +140,24 @@ class EditConflict(WorkspaceError, status=409, code="edit_conflict"):
             "resolve the conflicts and save again from the current version"
         )
         self.current_version = current
-        self.conflicts = conflicts
+        self.conflicts = _bounded(conflicts)
 
     def envelope_extras(self) -> dict:
         return {"current_version": self.current_version, "conflicts": self.conflicts}
+
+
+def _bounded(conflicts: list[dict[str, str]]) -> list[dict]:
+    sides = ("base", "current", "yours")
+    if sum(len(conflict[side]) for conflict in conflicts for side in sides) <= MAX_CONFLICT_CHARS:
+        return list(conflicts)
+    share = MAX_CONFLICT_CHARS // (len(sides) * len(conflicts))
+    cut: list[dict] = []
+    for conflict in conflicts:
+        region: dict = {side: conflict[side][:share] for side in sides}
+        if any(len(conflict[side]) > share for side in sides):
+            region["truncated"] = True
+        cut.append(region)
+    return cut
 
 
 class DraftNotFound(WorkspaceError, LookupError, status=404, code="draft_not_found"):

@@ -10,6 +10,7 @@ from rest_framework import serializers
 
 from . import views
 from .edit_request import MAX_REASON_CHARS
+from .exceptions import MAX_CONFLICT_CHARS
 from .tools.envelope import FAILURE_SCHEMA
 from .validation import TITLE_MAX_LENGTH
 
@@ -49,9 +50,18 @@ CONFLICT_FAILURE = {
         "conflicts": {
             "type": "array",
             "maxItems": 20,
-            "items": _fields(base=STRING, current=STRING, yours=STRING),
+            "items": {
+                **_fields(base=STRING, current=STRING, yours=STRING),
+                "properties": {
+                    "base": STRING,
+                    "current": STRING,
+                    "yours": STRING,
+                    "truncated": {"type": "boolean", "description": "The sides were cut to fit the answer."},
+                },
+            },
             "description": "Each region both sides changed: its text at the version the edit started from, "
-            "now, and in the edit.",
+            f"now, and in the edit; {MAX_CONFLICT_CHARS} characters in all at most, each side cut to an equal "
+            "share past it.",
         },
     },
 }
