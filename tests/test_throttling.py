@@ -1,6 +1,8 @@
 """Per-user rates: over them, 429 with the failure envelope and Retry-After."""
 
 import json
+import threading
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -66,3 +68,31 @@ def test_the_rate_is_shared_by_processes_through_redis(token, redis):
     finally:
         first.stop()
         second.stop()
+
+
+def _concurrent_reads(user, clients: int, calls: int) -> list[int]:
+    """``clients`` threads, each with a client of ``user``'s, each making ``calls`` reads at once."""
+    barrier = threading.Barrier(clients)
+
+    def reads(_: int) -> list[int]:
+        client = APIClient()
+        client.force_authenticate(user)  # no database: the threads race on the count alone
+        barrier.wait()
+        return [client.get("/api/workspace/tools/").status_code for _ in range(calls)]
+
+    with ThreadPoolExecutor(clients) as pool:
+        return [status for statuses in pool.map(reads, range(clients)) for status in statuses]
+
+
+@override_settings(WORKSPACE_RATE_READS="600/min")
+def test_concurrent_clients_get_exactly_the_rate_through(user):
+    statuses = _concurrent_reads(user, clients=8, calls=100)
+    assert (statuses.count(200), statuses.count(429)) == (600, 200)
+
+
+@override_settings(WORKSPACE_RATE_READS="600/min")
+def test_concurrent_clients_get_exactly_the_rate_through_a_shared_redis_cache(user, redis):
+    cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis.url}}
+    with override_settings(CACHES=cache):
+        statuses = _concurrent_reads(user, clients=8, calls=100)
+    assert (statuses.count(200), statuses.count(429)) == (600, 200)
