@@ -22,8 +22,9 @@ the run with what was expected, what came, and the server's log.
 
 Usage: python .ci/host.py [--python PYTHON] [--django VERSION]
 (the defaults: this interpreter, and requirements.txt's Django). Other
-dependencies are held to requirements.txt's versions (PIP_CONSTRAINT), so
-that a run installs what the suite was tested with.
+dependencies are held to the versions of requirements.txt and
+requirements-dev.txt (PIP_CONSTRAINT), so that a run installs what the
+suite was tested with.
 """
 
 import argparse
@@ -48,6 +49,7 @@ from pathlib import Path
 REPOSITORY = Path(__file__).resolve().parent.parent
 GUIDE = REPOSITORY / "docs" / "embedding.md"
 PLACEHOLDER = "/path/to/this/repository"
+PINNED = ("requirements.txt", "requirements-dev.txt")  # the versions the suite was tested with
 MARKER = re.compile(r"^<!-- host-embedding: (\w+)(?: (\S+))? -->\n```\w*\n(.*?)^```$", re.MULTILINE | re.DOTALL)
 PASSWORD = "a-host-embedding-password"
 THREAD = "embed-1"
@@ -109,9 +111,11 @@ def build(folder: Path, python: str, django: str) -> tuple[Path, dict, Path]:
     wheel = next((folder / "wheels").glob("django_workspace-*.whl"))
 
     constraints = folder / "constraints.txt"
-    pins = (REPOSITORY / "requirements.txt").read_text().splitlines()
-    # Constraints take no extras; the host chooses its own Django.
-    constraints.write_text("\n".join(line for line in pins if "[" not in line and not line.startswith("Django==")))
+    pins = [line for name in PINNED for line in (REPOSITORY / name).read_text().splitlines()]
+    # Constraints take no extras nor includes; the host chooses its own Django.
+    constraints.write_text(
+        "\n".join(line for line in pins if "[" not in line and not line.startswith(("Django==", "-r ")))
+    )
     subprocess.run([python, "-m", "venv", str(folder / "venv")], check=True, timeout=120)
     env = {
         **os.environ,
