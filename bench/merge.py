@@ -12,12 +12,16 @@ Usage: python bench/merge.py
 
 import difflib
 import statistics
+import sys
 import time
+from pathlib import Path
 from unittest import mock
 
-import merge3
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for python bench/merge.py
 
-from workspace.merging import lines, merge_text
+import merge3  # noqa: E402
+
+from workspace.merging import lines, merge_text  # noqa: E402
 
 
 def document(size: int) -> list[str]:

@@ -13,11 +13,15 @@ Usage: python bench/partial_json.py
 
 import json
 import statistics
+import sys
 import time
+from pathlib import Path
 
-from pydantic_core import from_json
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repository, for python bench/partial_json.py
 
-from workspace.partial_json import FieldReader
+from pydantic_core import from_json  # noqa: E402
+
+from workspace.partial_json import FieldReader  # noqa: E402
 
 CONTENT_SIZE = 200_000
 DELTA_SIZE = 20

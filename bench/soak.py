@@ -1,7 +1,7 @@
 """Soak: mixed load for --minutes against gunicorn + uvicorn + PostgreSQL + Redis.
 
 The API runs on gunicorn (2 sync workers), the event streams on uvicorn,
-joined by Redis, as the README deploys them. For the whole run:
+joined by Redis, as docs/deployment.md deploys them. For the whole run:
 - 4 writers, each owning 5 threads, append (and now and then replace) with
   an Idempotency-Key, retrying a 503 after its Retry-After;
 - 2 readers read documents and revisions;

@@ -2,7 +2,7 @@
 
 For each N, a fresh server on the database of DATABASE_URL:
 - "pushpin": Pushpin holding the streams in front of gunicorn (2 sync
-  workers), as README's "Serving many viewers" runs them;
+  workers), as docs/deployment.md's "Serving many viewers" runs them;
 - "uvicorn": one uvicorn process holding them itself (the README's run command);
 - with ``--baseline REV``: the uvicorn counts again on a checkout of REV.
 

@@ -1,4 +1,4 @@
-"""Pushpin in front of the app, holding the event streams (README, "Serving many viewers").
+"""Pushpin in front of the app, holding the event streams (docs/deployment.md, "Serving many viewers").
 
 Writes a Pushpin configuration into a directory of its own (``pushpin.conf``,
 ``routes``; Pushpin's sockets and logs go there too) and prints the command

@@ -87,7 +87,7 @@ WSGI_APPLICATION = "project.wsgi.application"
 ASGI_APPLICATION = "project.asgi.application"
 
 
-# Behind Pushpin (README, "Serving many viewers"): Pushpin holds the event
+# Behind Pushpin (docs/deployment.md, "Serving many viewers"): Pushpin holds the event
 # streams; GRIP_URL is its publish endpoint, GRIP_KEY its sig_key, with which
 # it signs every request it forwards.
 if os.environ.get("GRIP_URL"):

@@ -1,6 +1,6 @@
 """WSGI entry point: ``gunicorn project.wsgi:application``.
 
-Behind Pushpin (README, "Serving many viewers") this serves everything but
+Behind Pushpin (docs/deployment.md, "Serving many viewers") this serves everything but
 MCP, the event streams included; otherwise everything but those two.
 """
 

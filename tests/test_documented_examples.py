@@ -8,22 +8,22 @@ The rule for writers of those pages:
 - every ``sh`` block that holds a ``curl`` carries one of the two, so that no
   curl goes unchecked.
 
-The marked blocks run in one bash session, README.md's first, then the pages
-of ``docs/`` in ``mkdocs.yml``'s order, so each goes on from the state the
-ones before it left (thread ``trip-42``, ``$TOKEN``). The server is uvicorn
-as README's "Run it" starts it, on the test database, with the demo user
-``manage.py demo_user`` makes; ``http://127.0.0.1:8000`` is replaced by that
-server's address, in the commands and in their answers, the only change
-made to what is printed (and where the
-folder has no ``.venv``, its ``. .venv/bin/activate`` line is skipped: the
-tests' own Python is on ``PATH``).
+There are two ways in, each run from scratch as a newcomer would take it,
+on a database of its own: README.md, and the site (the pages of ``docs/`` in
+``mkdocs.yml``'s order, the quick start first). The marked blocks of one
+run in one bash session, so each goes on from the state the ones before it
+left (thread ``trip-42``, ``$TOKEN``). The server is uvicorn as README's
+"Run it" starts it, on the test database, with the demo user ``manage.py
+demo_user`` makes; ``http://127.0.0.1:8000`` is replaced by that server's
+address, in the commands and in their answers, the only change made to what
+is printed (and where the folder has no ``.venv``, its ``. .venv/bin/activate``
+line is skipped: the tests' own Python is on ``PATH``).
 
 A block is cut into steps at its blank lines and after each answer: command
 lines, and the comment lines right under them (no blank line between), which
 are what the commands print (``# `` dropped; a line starting ``#  ``
-continues the line before it). Each step
-must exit 0, and what it prints must match its answer line by line, ``...``
-standing for any text.
+continues the line before it). Each step must exit 0, and what it prints must
+match its answer line by line, ``...`` standing for any text.
 """
 
 import os
@@ -35,16 +35,17 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-import yaml
 from django.core.management import call_command
 
 from . import live
+from .documented import README, blocks_of, matches, nav_pages
 from .live import REPOSITORY, Server
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 PRINTED_ADDRESS = "http://127.0.0.1:8000"
-FENCE = re.compile(r"^(?:<!-- (runs(?:: for (\d+) s)?) -->\n)?```sh\n(.*?)^```$", re.MULTILINE | re.DOTALL)
+RUNS = re.compile(r"runs(?:: for (\d+) s)?")
+TOURS = {"README.md": lambda: [README], "the site": nav_pages}
 
 
 @dataclass
@@ -55,23 +56,16 @@ class Step:
     seconds: int | None  # None: runs until it ends
 
 
-def documented_pages() -> list[Path]:
-    """README.md, then the pages in mkdocs.yml's nav order."""
-    nav = yaml.safe_load((REPOSITORY / "mkdocs.yml").read_text())["nav"]
-    return [REPOSITORY / "README.md", *(REPOSITORY / "docs" / next(iter(item.values())) for item in nav)]
-
-
 def steps_of(page: Path) -> list[Step]:
     steps: list[Step] = []
-    name = page.relative_to(REPOSITORY).as_posix()
-    for match in FENCE.finditer(page.read_text()):
-        marker, seconds, code = match[1], match[2], match[3]
-        if not marker:
-            assert "curl" not in code, (
-                f"{name}: a curl block without <!-- runs --> (see this test's docstring):\n{code}"
+    for block in blocks_of(page, "sh"):
+        runs = RUNS.fullmatch(block.marker or "")
+        if not runs:
+            assert "curl" not in block.code, (
+                f"{block.page}: a curl block without <!-- runs --> (see this test's docstring):\n{block.code}"
             )
             continue
-        steps += split_into_steps(name, code, int(seconds) if seconds else None)
+        steps += split_into_steps(block.page, block.code, int(runs[1]) if runs[1] else None)
     return steps
 
 
@@ -109,11 +103,6 @@ def split_into_steps(page: str, code: str, seconds: int | None) -> list[Step]:
     return steps
 
 
-def matches(expected: str, printed: str) -> bool:
-    pattern = ".*?".join(re.escape(part) for part in expected.split("..."))
-    return re.fullmatch(pattern, printed, re.DOTALL) is not None
-
-
 def script_of(steps: list[Step], mark: str, has_venv: bool) -> str:
     lines = ["set -a"]  # every variable reaches the commands run with a time limit
     for number, step in enumerate(steps):
@@ -133,9 +122,10 @@ def shell_quote(text: str) -> str:
     return "'" + text.replace("'", "'\\''") + "'"
 
 
-def test_every_documented_curl_runs_as_printed():
-    steps = [step for page in documented_pages() for step in steps_of(page)]
-    assert len(steps) >= 10, f"only {len(steps)} runnable steps found: are the <!-- runs --> markers there?"
+@pytest.mark.parametrize("tour", TOURS)
+def test_every_documented_curl_runs_as_printed(tour):
+    steps = [step for page in TOURS[tour]() for step in steps_of(page)]
+    assert len(steps) >= 5, f"only {len(steps)} runnable steps found: are the <!-- runs --> markers there?"
     call_command("demo_user", stdout=open(os.devnull, "w"))  # noqa: SIM115  (as README's "Run it" does)
     server = Server()
     try:

@@ -4,7 +4,7 @@ This module is the app's public API: the names in ``__all__`` below, importable
 as ``from workspace import WorkspaceRepository``. They are stable within a
 minor release and change only with a deprecation first. Everything else (the
 modules under ``workspace.``, the names not listed here) is the app's own and
-may change in any release; the settings' dotted paths the README names
+may change in any release; the settings' dotted paths docs/public-api.md names
 (``workspace.urls``, ``workspace.events.ThreadChannelManager``, ...) stay too.
 
 - writing and reading documents from Python: ``WorkspaceRepository``;

@@ -5,7 +5,7 @@ Needs ``langchain-core`` (``pip install "django-workspace[langchain]"``)::
     from workspace.langchain import langchain_tools
 
     tools = langchain_tools("thread-42", actor="agent:writer")
-    agent = create_agent(model, tools)
+    model = chat_model.bind_tools(tools)  # any LangChain chat model; an agent takes the same list
 
 Each tool takes the arguments of the plain schema (``action_and_reasoning``
 included), validated by the tool's own argument model, and answers with
@@ -15,7 +15,7 @@ a failed precondition, an edit that found nothing...) becomes a
 ``ToolMessage`` with ``status="error"`` whose content is the envelope's
 error, so that the model reads what to fix. The calls take the same path as
 HTTP tool calls: one transaction, a revision with the actor and the reason,
-the events.
+the events. docs/tools.md has an example that runs as printed.
 """
 
 from typing import Any

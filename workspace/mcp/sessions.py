@@ -4,7 +4,7 @@
 The SDK keeps at most 10,000 sessions per process, for anyone, each alive
 until it is deleted or idle for 30 minutes: without a share per user, one
 user could take them all. A session lives in the process that opened it
-(the README asks for sticky routing), so this count is the process's own.
+(docs/deployment.md asks for sticky routing), so this count is the process's own.
 
 - ``reserve`` / ``unreserve``: around a request that opens a session (the
   ASGI application refuses it at the limit, before the SDK admits it);
