@@ -6,17 +6,20 @@ changed take that side; regions both changed alike are taken once; regions
 both changed differently are conflicts, each given as its three sides, and
 then nothing is merged. When the agents only appended since, their chunks
 follow the person's text whatever the person changed: an append never
-conflicts. The merge and the line diffs under it are Breezy's (the
-``merge3`` and ``patiencediff`` libraries): patience diff anchors on lines
-found once on each side, so it stays fast on a megabyte of edits and on
-documents built against it (moved, repeated lines), where difflib took 6 s
-(bench/merge.py).
+conflicts.
+
+A line ends after each "\n" (only there: a document's lines are what the
+editor shows). The line diffs under the merge are ``line_diff``'s patience
+diff; the walk over the two diffs (base to current, base to yours) is
+``_regions``: the runs of base lines both kept split the three texts, and
+each stretch between two such runs is taken from the side that changed it,
+once when both changed it alike, or is a conflict.
 """
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-import merge3
-from patiencediff import PatienceSequenceMatcher
+from .line_diff import Block, matching_blocks
 
 MAX_CONFLICTS = 20  # conflicts given in an answer; the merge refuses on the first either way
 
@@ -42,39 +45,22 @@ class Merged:
         return self.text is not None
 
 
+def lines(text: str) -> list[str]:
+    """``text`` cut after each "\\n"."""
+    parts = text.split("\n")
+    cut = [part + "\n" for part in parts[:-1]]
+    if parts[-1]:
+        cut.append(parts[-1])
+    return cut
+
+
 def merge_text(base: str, current: str, yours: str) -> Merged:
     """``yours`` and ``current``, both changed from ``base``, merged by lines."""
     if yours == base or current == yours:
         return Merged(current)
-    if current == base:
-        return Merged(yours)
-    if current.startswith(base):  # only appended to since: the chunks go after the person's text, as appends do
+    if current.startswith(base):  # unchanged, or only appended to since: the chunks go after the person's text
         return Merged(yours + current[len(base) :])
-    base_lines, current_lines, your_lines = lines(base), lines(current), lines(yours)
-    regions = merge3.Merge3(base_lines, current_lines, your_lines, sequence_matcher=PatienceSequenceMatcher)  # type: ignore[arg-type]
-    merged: list[str] = []
-    conflicts: list[Conflict] = []
-    for kind, *bounds in regions.merge_regions():
-        if kind == "unchanged":
-            merged.extend(base_lines[bounds[0] : bounds[1]])
-        elif kind in ("same", "a"):
-            merged.extend(current_lines[bounds[0] : bounds[1]])
-        elif kind == "b":
-            merged.extend(your_lines[bounds[0] : bounds[1]])
-        elif len(conflicts) < MAX_CONFLICTS:
-            base_start, base_end, current_start, current_end, your_start, your_end = bounds
-            conflicts.append(
-                Conflict(
-                    base="".join(base_lines[base_start:base_end]),
-                    current="".join(current_lines[current_start:current_end]),
-                    yours="".join(your_lines[your_start:your_end]),
-                )
-            )
-        else:
-            break
-    if conflicts:
-        return Merged(None, conflicts)
-    return Merged("".join(merged))
+    return _walk(lines(base), lines(current), lines(yours))
 
 
 def merge_title(base: str, current: str, yours: str) -> Merged:
@@ -86,10 +72,65 @@ def merge_title(base: str, current: str, yours: str) -> Merged:
     return Merged(None, [Conflict(base=base, current=current, yours=yours)])
 
 
-def lines(text: str) -> list[str]:
-    """``text`` cut after each "\\n" (only there: a document's lines are what the editor shows)."""
-    parts = text.split("\n")
-    cut = [part + "\n" for part in parts[:-1]]
-    if parts[-1]:
-        cut.append(parts[-1])
-    return cut
+def _walk(base: list[str], current: list[str], yours: list[str]) -> Merged:
+    """The merge of the three texts' lines, region by region (``_regions``)."""
+    merged: list[str] = []
+    conflicts: list[Conflict] = []
+    for taken, base_start, base_end, current_start, current_end, your_start, your_end in _regions(base, current, yours):
+        if taken == "current":
+            merged.extend(current[current_start:current_end])
+        elif taken == "yours":
+            merged.extend(yours[your_start:your_end])
+        elif len(conflicts) < MAX_CONFLICTS:
+            conflicts.append(
+                Conflict(
+                    base="".join(base[base_start:base_end]),
+                    current="".join(current[current_start:current_end]),
+                    yours="".join(yours[your_start:your_end]),
+                )
+            )
+        else:
+            break
+    if conflicts:
+        return Merged(None, conflicts)
+    return Merged("".join(merged))
+
+
+Region = tuple[str, int, int, int, int, int, int]  # what to take; its start and end in base, current and yours
+
+
+def _regions(base: list[str], current: list[str], yours: list[str]) -> Iterator[Region]:
+    """The three texts split by the runs of base lines both sides kept: each run,
+    and each stretch between two of them that either side changed, with what it
+    takes: "current" (kept by both, changed by the agents alone or by both
+    alike), "yours" (changed by the person alone) or "conflict"."""
+    base_at = current_at = your_at = 0
+    for base_start, current_start, your_start, n in _kept_by_both(
+        matching_blocks(base, current), matching_blocks(base, yours)
+    ):
+        if current_start > current_at or your_start > your_at:  # what both deleted alike leaves nothing
+            was = base[base_at:base_start]
+            now, theirs = current[current_at:current_start], yours[your_at:your_start]
+            taken = "current" if now == theirs or theirs == was else "yours" if now == was else "conflict"
+            yield taken, base_at, base_start, current_at, current_start, your_at, your_start
+        if n:
+            yield "current", base_start, base_start + n, current_start, current_start + n, your_start, your_start + n
+        base_at, current_at, your_at = base_start + n, current_start + n, your_start + n
+
+
+def _kept_by_both(to_current: list[Block], to_yours: list[Block]) -> Iterator[tuple[int, int, int, int]]:
+    """Where the runs of base lines matched by both diffs overlap: ``(base,
+    current, yours, n)``, the places of each overlap on the three sides and its
+    length, in order, then the three ends (n 0)."""
+    i = j = 0
+    while i < len(to_current) and j < len(to_yours):
+        base_current, current_start, current_n = to_current[i]
+        base_yours, your_start, your_n = to_yours[j]
+        start, end = max(base_current, base_yours), min(base_current + current_n, base_yours + your_n)
+        if start < end:
+            yield start, current_start + start - base_current, your_start + start - base_yours, end - start
+        if base_current + current_n < base_yours + your_n:
+            i += 1
+        else:
+            j += 1
+    yield to_current[-1][0], to_current[-1][1], to_yours[-1][1], 0
