@@ -7,7 +7,10 @@ in ten of it. Meanwhile the agents:
 - edited other lines (one in ten);
 - edited other lines, and the person's text is built against the diff: every
   line moved (reversed), where difflib's matcher took 7 s at 1 MB;
-- only appended.
+- only appended;
+- edited other lines of a CR LF document, and the person's text came from a
+  browser's text box (every ending LF). merge3 saw every line changed there,
+  so its column times the same edit of the LF document, as it merged it.
 
 Prints the median of 7 merges of each (interleaved, so a drift of the
 machine's speed hits both alike), their ratio, whether each merged cleanly,
@@ -33,24 +36,29 @@ def document(size: int) -> list[str]:
     return [f"line {n:07d} of the working document, some words\n" for n in range(size // 48)]
 
 
-def cases(size: int) -> list[tuple[str, str, str, str]]:
-    """(label, base, current, yours) for a document of about ``size`` characters."""
+def cases(size: int) -> list[tuple[str, tuple[str, str, str], tuple[str, str, str]]]:
+    """(label, what the new merge merges, what merge3 merges: base, current and
+    yours) for a document of about ``size`` characters."""
     base_lines = document(size)
     base = "".join(base_lines)
     yours = "".join(line.upper() if n % 10 == 0 else line for n, line in enumerate(base_lines))
     edited = "".join(line.replace("words", "WORDS") if n % 10 == 5 else line for n, line in enumerate(base_lines))
+    moved = "".join(reversed(base_lines))
+    appended = base + "an agent's chunk\n"
+    crlf = (base.replace("\n", "\r\n"), edited.replace("\n", "\r\n"), yours)
     return [
-        ("other lines edited", base, edited, yours),
-        ("built against the diff", base, edited, "".join(reversed(base_lines))),
-        ("appended", base, base + "an agent's chunk\n", yours),
+        ("other lines edited", (base, edited, yours), (base, edited, yours)),
+        ("built against the diff", (base, edited, moved), (base, edited, moved)),
+        ("appended", (base, appended, yours), (base, appended, yours)),
+        ("CR LF, from a text box", crlf, (base, edited, yours)),
     ]
 
 
-def timed_side_by_side(*functions, args) -> list[float]:
-    """The median milliseconds of each function on ``args``, rounds interleaved."""
-    times: list[list[float]] = [[] for _ in functions]
+def timed_side_by_side(*calls) -> list[float]:
+    """The median milliseconds of each ``(function, args)``, rounds interleaved."""
+    times: list[list[float]] = [[] for _ in calls]
     for _ in range(ROUNDS):
-        for function, kept in zip(functions, times, strict=True):
+        for (function, args), kept in zip(calls, times, strict=True):
             started = time.perf_counter()
             function(*args)
             kept.append(time.perf_counter() - started)
@@ -68,11 +76,12 @@ def main() -> None:
         f"{'split ms':>8} | clean: new, merge3"
     )
     for size in (10_000, 100_000, 1_000_000):
-        for label, base, current, yours in cases(size):
-            ours, theirs, split = timed_side_by_side(merge_text, merge3_text, split_all, args=(base, current, yours))
-            clean = merge_text(base, current, yours).clean, merge3_text(base, current, yours)[0] is not None
+        for label, sides, merge3_sides in cases(size):
+            calls = (merge_text, sides), (merge3_text, merge3_sides), (split_all, sides)
+            ours, theirs, split = timed_side_by_side(*calls)
+            clean = merge_text(*sides).clean, merge3_text(*merge3_sides)[0] is not None
             print(
-                f"{len(base):>9,} | {label:>22} | {ours:>7.1f} | {theirs:>9.1f} | {ours / theirs:>10.2f} | "
+                f"{len(sides[0]):>9,} | {label:>22} | {ours:>7.3f} | {theirs:>9.3f} | {ours / theirs:>10.2f} | "
                 f"{split:>8.2f} | {clean[0]}, {clean[1]}"
             )
 

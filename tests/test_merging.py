@@ -6,7 +6,7 @@ from hypothesis import given, reject, settings
 from hypothesis import strategies as st
 
 from workspace.line_diff import matching_blocks
-from workspace.merging import MAX_CONFLICTS, merge_text, merge_title
+from workspace.merging import MAX_CONFLICTS, apply_edit, lines, merge_text, merge_title
 
 from .merge3_oracle import OracleGaveUp, merge3_text, patience_blocks
 
@@ -176,3 +176,51 @@ def test_the_merge_gives_what_merge3_over_patiencediff_gave(data):
 
     assert merged.text == expected_text
     assert [(c.base, c.current, c.yours) for c in merged.conflicts] == expected_conflicts
+
+
+# A CR LF document edited in a browser's text box, which sends every ending
+# as LF: merged as the same edit of an LF document is, and still CR LF.
+
+
+def crlf(text: str) -> str:
+    return text.replace("\n", "\r\n")
+
+
+@settings(max_examples=300, deadline=None)
+@given(three_versions())
+def test_a_crlf_document_edited_as_lf_text_merges_as_an_lf_one_and_stays_crlf(versions):
+    base, current, yours = ("".join(side) for side in versions)
+    if "\n" not in current:
+        reject()  # a document of one line has no ending of its own to keep
+
+    as_lf = merge_text(base, current, yours)
+    as_crlf = merge_text(crlf(base), crlf(current), yours)
+
+    assert as_crlf.text == (None if as_lf.text is None else crlf(as_lf.text))
+    assert [(c.base, c.current, c.yours) for c in as_crlf.conflicts] == [
+        (crlf(c.base), crlf(c.current), c.yours) for c in as_lf.conflicts
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.data())
+def test_an_lf_edit_applied_to_a_crlf_document_changes_only_the_lines_edited(data):
+    document = data.draw(lines_of_a_document())
+    edit = data.draw(edited(document, "yours", repeats=True))
+    if "\n" not in "".join(document):
+        reject()
+
+    assert apply_edit(crlf("".join(document)), "".join(edit)) == crlf("".join(edit))
+
+
+def test_lines_end_at_crlf_lf_cr_u0085_and_u2028_and_nowhere_else():
+    cut = lines("a\r\nb\nc\rd\x85e\u2028f\u2029g\x0bh\x0ci")
+
+    assert cut.written == ["a\r\n", "b\n", "c\r", "d\x85", "e\u2028", "f\u2029g\x0bh\x0ci"]
+    assert cut.compared == ["a\n", "b\n", "c\n", "d\n", "e\n", "f\u2029g\x0bh\x0ci"]
+
+
+def test_the_documents_ending_is_its_most_common_one():
+    assert lines("a\r\nb\r\nc\n").ending == "\r\n"
+    assert lines("a\rb\nc\r").ending == "\r"
+    assert lines("no ending").ending == "\n"
