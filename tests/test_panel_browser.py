@@ -403,6 +403,18 @@ def test_panel_save_applies_an_edit_at_the_current_version(server, user_token):
     assert stored("save-1")["content"] == "one\ntwo, edited\n"
 
 
+def test_panel_save_of_a_crlf_document_keeps_its_crlf_endings(server, user_token):
+    server.call(user_token, "save-5", "update_document", content="one\r\ntwo\r\nthree\r\n", action_and_reasoning=WHY)
+    with chromium_page() as page:
+        start_editing(page, server, "save-5", 1)
+        shown = page.input_value("#edit-text")
+        assert shown == "one\ntwo\nthree\n"  # the text box shows, and sends, every ending as LF
+        page.fill("#edit-text", shown.replace("two", "two, edited"))
+        button(page, "Save").click()
+        wait_for_version(page, 2)
+    assert stored("save-5")["content"] == "one\r\ntwo, edited\r\nthree\r\n"
+
+
 def test_panel_save_merges_with_an_agents_change_made_meanwhile(server, user_token):
     server.call(user_token, "save-2", "update_document", content="one\ntwo\n", action_and_reasoning=WHY)
     with chromium_page() as page:

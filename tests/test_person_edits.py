@@ -260,3 +260,18 @@ def test_a_merged_edit_is_one_revision_and_one_event_of_the_person(api, written)
     assert (last["version"], last["op"], last["source"], last["tool"]) == (3, "update", "person", None)
     assert (last["actor"], last["action_and_reasoning"]) == ("agent-owner", "Edited by agent-owner.")
     assert last["content"] == START.replace("beach", "river") + "day four: market\n"
+
+
+def test_an_edit_of_a_list_whose_lines_repeat_merges(api, user):
+    # lines repeated so often that the diff goes more than ten levels deep (the
+    # GPL patiencediff the merge used before stopped there with a Rust panic)
+    def items(numbers):
+        return "".join(f"- {n}\n" for n in numbers.split())
+
+    base = items("10 14 22 22 22 5 7 7 4 19 19 21")
+    DocumentTools("doc").update_document(content=base, action_and_reasoning=WHY)
+    DocumentTools("doc").update_document(content=base.replace("- 21\n", "- 21 (agent)\n"), action_and_reasoning=WHY)
+    response = put(api, {"content": items("21 10 14 14 22 0 22 22 5 7 5 7 4 19 4 19 21")}, 1)
+
+    assert response.status_code == 200 and response.json()["merged"] is True
+    assert response.json()["content"] == items("21 10 14 14 22 0 22 22 5 7 5 7 4 19 4 19") + "- 21 (agent)\n"

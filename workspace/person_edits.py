@@ -1,16 +1,17 @@
 """A person's edit of the whole document, started from an earlier version,
-written under the row lock: applied as it is at the current version, merged
-three ways by lines (``merging``) with the changes made since an older kept
-one, refused when the two overlap (``EditConflict``) or the version is not
-kept (``PreconditionFailed``). The merge is computed after the lock is taken,
-in the writing transaction, so no change slips in between."""
+written under the row lock: applied at the current version (the lines it
+left as they were keep their line endings), merged three ways by lines
+(``merging``) with the changes made since an older kept one, refused when
+the two overlap (``EditConflict``) or the version is not kept
+(``PreconditionFailed``). The merge is computed after the lock is taken, in
+the writing transaction, so no change slips in between."""
 
 from dataclasses import asdict
 
 from . import history, writes
 from .calls import Author
 from .exceptions import EditConflict, PreconditionFailed, RevisionNotFound
-from .merging import MAX_CONFLICTS, merge_text, merge_title
+from .merging import MAX_CONFLICTS, apply_edit, merge_text, merge_title
 from .models import WorkingDocument
 from .signals import DocumentChange
 from .validation import check_size
@@ -26,7 +27,9 @@ def save(thread_id: str, content: str, title: str | None, based_on: int, author:
             raise PreconditionFailed(expected=based_on, current=0)
         return writes.create(thread_id, content, title, author), False
     if based_on == document.version:
-        return writes.write_content(document, thread_id, content, title, author, op="update"), False
+        applied = apply_edit(document.content, content)
+        check_size(len(applied), "the document with its line endings kept would have")
+        return writes.write_content(document, thread_id, applied, title, author, op="update"), False
     base_content, base_title = _kept(document, based_on)
     merged = merge_text(base_content, document.content, content)
     merged_title = merge_title(base_title, document.title, title) if title is not None else None
