@@ -41,7 +41,37 @@ def percentile(values: list[float], fraction: float) -> float:
 def baseline_server(revision: str, database_url: str, command: list[str], **environment: str):
     """A server (``command``, as for ``tests.live.Server``) on a checkout of
     ``revision`` and a database of its own; yields it and its agent's token."""
-    from tests.live import REPOSITORY, Server
+    with baseline_checkout(revision, database_url) as checkout:
+        server = checkout.server(command, **environment)
+        try:
+            yield server, checkout.token
+        finally:
+            server.stop()
+
+
+class BaselineCheckout:
+    """A checkout of an earlier revision, migrated on a database of its own, with an agent's token."""
+
+    def __init__(self, workdir: Path, database_url: str, token: str):
+        self.workdir, self.database_url, self.token = workdir, database_url, token
+
+    def server(self, command: list[str], **environment: str):
+        """A server (``command``, as for ``tests.live.Server``) on this checkout; the caller stops it."""
+        from tests.live import Server
+
+        defaults = {
+            "DJANGO_DEBUG": "0",
+            "DJANGO_SECRET_KEY": "bench",
+            "WORKSPACE_RATE_WRITES": "off",  # as for this tree (older revisions have no rates)
+            "WORKSPACE_RATE_READS": "off",
+        }
+        return Server(database_url=self.database_url, command=command, cwd=self.workdir, **{**defaults, **environment})
+
+
+@contextlib.contextmanager
+def baseline_checkout(revision: str, database_url: str):
+    """A ``BaselineCheckout`` of ``revision``, removed afterwards."""
+    from tests.live import REPOSITORY
 
     with tempfile.TemporaryDirectory() as directory:
         workdir = Path(directory) / "baseline"
@@ -63,17 +93,7 @@ def baseline_server(revision: str, database_url: str, command: list[str], **envi
                 text=True,
             ).stdout
             token = re.search(r"Agent token: (\w+)", output).group(1)
-            defaults = {
-                "DJANGO_DEBUG": "0",
-                "DJANGO_SECRET_KEY": "bench",
-                "WORKSPACE_RATE_WRITES": "off",  # as for this tree (older revisions have no rates)
-                "WORKSPACE_RATE_READS": "off",
-            }
-            server = Server(database_url=baseline_url, command=command, cwd=workdir, **{**defaults, **environment})
-            try:
-                yield server, token
-            finally:
-                server.stop()
+            yield BaselineCheckout(workdir, baseline_url, token)
         finally:
             subprocess.run(
                 ["git", "-C", str(REPOSITORY), "worktree", "remove", "--force", str(workdir)], capture_output=True

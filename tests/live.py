@@ -49,6 +49,8 @@ class Server:
         "project.asgi:application",
         "--lifespan",
         "on",
+        "--timeout-graceful-shutdown",
+        "10",
         "--host",
         "127.0.0.1",
         "--port",
@@ -317,6 +319,8 @@ class EventStream:
         self.response = self.connection.getresponse()
         self.status = self.response.status
         self.events: queue.Queue[Event] = queue.Queue()
+        self.ended = threading.Event()  # the reading is over: the body ended, or the connection was cut
+        self.ended_cleanly = False  # the body ended as HTTP ends one (the last, empty chunk)
         if self.status != 200:
             self.body = self.response.read()
         elif not paused:
@@ -345,8 +349,11 @@ class EventStream:
                         event_id = value
                     elif field == "data":
                         data.append(value)
+            self.ended_cleanly = True
         except (OSError, ValueError, AttributeError, http.client.HTTPException):
-            pass  # closed by close(), or by the server
+            pass  # closed by close(), or cut by the server
+        finally:
+            self.ended.set()
 
     def next(self, event_type: str = "document", timeout: float = 10) -> Event:
         """The next event of ``event_type``, skipping others (stream-open, keep-alive)."""

@@ -107,3 +107,20 @@ def test_the_old_name_streams_still_wraps_the_application_with_a_deprecation_war
     with pytest.warns(DeprecationWarning, match="hold_streams"):
         streams = handover.streams
     assert streams is hold_streams
+
+
+def test_the_lifespan_django_refuses_is_answered_and_never_reaches_django():
+    messages = iter([{"type": "lifespan.startup"}, {"type": "lifespan.shutdown"}])
+    sent = []
+
+    async def django(scope, receive, send):
+        raise AssertionError("Django refuses the lifespan")
+
+    async def receive():
+        return next(messages)
+
+    async def send(message):
+        sent.append(message["type"])
+
+    asyncio.run(asyncio.wait_for(hold_streams(django)({"type": "lifespan"}, receive, send), timeout=5))
+    assert sent == ["lifespan.startup.complete", "lifespan.shutdown.complete"]

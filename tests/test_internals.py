@@ -128,6 +128,22 @@ def test_an_mcp_server_session_keeps_its_connection_in_connection():
     assert connection_of(session) is connection
 
 
+def test_an_mcp_session_manager_keeps_its_sessions_transports_by_id():
+    pytest.importorskip("mcp")
+    from mcp.server.streamable_http import StreamableHTTPServerTransport
+    from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+    from workspace.internals.mcp import session_transports
+
+    assert "self._server_instances[session_id] = http_transport" in inspect.getsource(
+        StreamableHTTPSessionManager._admit_session
+    )
+    assert callable(StreamableHTTPServerTransport.close_standalone_sse_stream)
+    manager = StreamableHTTPSessionManager.__new__(StreamableHTTPSessionManager)
+    manager._server_instances = {"a": (transport := object())}
+    assert session_transports(manager) == [transport]
+
+
 # Django (workspace/internals/django.py): a request's body stream
 
 

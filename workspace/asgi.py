@@ -14,8 +14,12 @@ It serves, around the host's application:
   (``workspace.events.handover``), so that a viewer costs no more than its stream;
 - with the ``mcp`` extra installed, each thread's MCP server
   (``workspace.mcp.asgi``), which owns the ASGI lifespan. Without it, the
-  MCP paths reach Django, which answers that MCP is not served;
+  MCP paths reach Django, which answers that MCP is not served, and the
+  streams' wrapper answers the lifespan;
 - the check that ends drafts nobody writes to any more (``workspace.draft_expiry``).
+
+When the server stops (SIGINT, SIGTERM), the streams end at once and the
+server with them (``workspace.shutdown``).
 
 It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 ``workspace.mcp`` and ``workspace.events.handover``, which still work.

@@ -13,11 +13,13 @@
 - ``redis_client``: the one builder of Redis clients;
 - ``slots``: each user's open streams, counted against the limit;
 - ``watchers``: who hears of a change: the ``feed`` and the MCP subscriptions;
-- ``feed``: the streams this process holds, and one read per change for them;
+- ``feed``: the streams this process holds, and one read per change for them
+  (it ends them when the server stops: ``workspace.shutdown``);
 - ``stream``: the stream response of the API's view; ``stream_body``: what a
   stream held by this process sends; ``reading``: one read of the storage
   for either (a draft's end never before its document event); ``handover``:
-  the ASGI wrapper that holds those streams once Django is done;
+  the ASGI wrapper that holds those streams once Django is done (and answers
+  the lifespan Django refuses);
 - ``link_authentication``: behind Pushpin, who may use the links it was given.
 
 The settings name the classes by the short paths below. ``install()``

@@ -11,6 +11,7 @@ one query and one encoding per change, not a thousand. A stream that must
 read from elsewhere (the id is gone, or more than a page came) reads the
 storage itself. A stream that sent nothing for ``KEEP_ALIVE_SECONDS`` is
 woken with no change, to send a keep-alive (one timer for all of them).
+When the server stops (``workspace.shutdown``), every stream is woken to end.
 
 A thread's drafts are read at most once per ``DRAFT_COALESCE_SECONDS``:
 pieces that arrive in between go out together, one event per draft. Their
@@ -25,6 +26,7 @@ from collections.abc import Iterable
 
 from asgiref.sync import sync_to_async
 
+from .. import shutdown
 from ..internals.django_eventstream import Event, EventDoesNotExist, make_id, sse_encode_event
 from .channels import DRAFT_PREFIX, document_channel
 from .storage import ThreadEventStorage
@@ -48,10 +50,13 @@ class Listener:
         self.woken = asyncio.Event()
         self.sent_at = feed.loop.time()
 
-    async def wait(self) -> set[str]:
+    async def wait(self) -> set[str] | None:
         """The channels changed since the last call; none when a keep-alive is due.
-        (A read done after the stream already took its news wakes it with none.)"""
+        (A read done after the stream already took its news wakes it with none.)
+        None once the server stops: the stream ends."""
         while True:
+            if self.feed.stopping:
+                return None
             await self.woken.wait()
             self.woken.clear()
             changed, self.changed = self.changed, set()
@@ -84,7 +89,9 @@ class Feed:
         # drafts channel -> when it was last read; and those held back until their window ends.
         self.drafts_read_at: dict[str, float] = {}
         self.drafts_held: set[str] = set()
+        self.stopping = False
         watch(self.changed_threadsafe)  # for as long as the loop runs
+        shutdown.on_shutdown(self._stop)
         loop.call_later(KEEP_ALIVE_CHECK_SECONDS, self._wake_the_quiet)
 
     def listen(self, channels: Iterable[str]) -> Listener:
@@ -93,6 +100,11 @@ class Feed:
             self.listeners.setdefault(channel, set()).add(listener)
         self.every_listener.add(listener)
         return listener
+
+    def _stop(self) -> None:
+        self.stopping = True
+        for listener in self.every_listener:
+            listener.woken.set()
 
     def forget(self, listener: Listener) -> None:
         self.every_listener.discard(listener)

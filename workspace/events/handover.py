@@ -12,6 +12,10 @@ request (its ``request_finished``, its connections closed, its objects
 freed), then sends the body itself until it ends or the client leaves.
 Without this wrapper the view streams through Django as usual.
 
+It also answers the ASGI lifespan, which Django refuses, where nothing in
+front of it owns the lifespan (``workspace.asgi`` without the ``mcp`` extra):
+a server run with ``--lifespan on`` starts and stops as with MCP.
+
 ``streams``, the name hosts wrapped their application with, is
 ``hold_streams`` under its old name, deprecated.
 """
@@ -47,6 +51,8 @@ class HeldStreams:
         self.django = django_application
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            return await _answer_the_lifespan(receive, send)
         if scope["type"] != "http" or scope["method"] != "GET" or "/events" not in scope["path"]:
             return await self.django(scope, receive, send)
         handover = Handover()
@@ -68,6 +74,16 @@ class HeldStreams:
         else:  # Django answered otherwise after the view (a middleware failed): run the body's cleanup only
             await anext(handover.body)
             await handover.body.aclose()
+
+
+async def _answer_the_lifespan(receive: Receive, send: Send) -> None:
+    """Nothing here to start or to stop: answer that all is done."""
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            return await send({"type": "lifespan.shutdown.complete"})
 
 
 async def _send_until_the_client_leaves(body: AsyncGenerator[bytes, None], receive: Receive, send: Send) -> None:

@@ -4,7 +4,8 @@ the client's last id is gone, then each event with the ids of every channel.
 
 The stream reads the storage itself when it opens and after a gap; the
 changes that wake it are read through the ``feed``, once for all the
-streams of the process. It holds no thread while it waits.
+streams of the process. It holds no thread while it waits. It ends when the
+server stops (the feed says so).
 """
 
 from collections.abc import AsyncGenerator
@@ -54,11 +55,13 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
             if chunk:
                 yield chunk
                 listener.sent()
-            if response.channel_more:
+            if response.channel_more and not listener.feed.stopping:
                 continue
             # Caught up: wait for changes, read through the feed.
             while True:
                 changed = await listener.wait()
+                if changed is None:  # the server stops: the body ends, the client reconnects elsewhere
+                    return
                 if not changed:
                     yield KEEP_ALIVE
                     listener.sent()

@@ -4,8 +4,9 @@ at ``threads/<id>/mcp/``, the MCP server. Hosts reach it through
 
 Django's ASGI handler refuses lifespan events; the SDK's session manager
 needs one. This application owns the lifespan (it runs the session manager
-and hears of changes for the subscriptions) and hands every other request
-to Django. An MCP request is checked as the API checks its own, before the
+and hears of changes for the subscriptions; when the server begins to stop,
+``workspace.shutdown``, it ends the MCP streams) and hands every other
+request to Django. An MCP request is checked as the API checks its own, before the
 SDK sees it: an allowed host, a valid thread id (else 400), an ``Origin``, if
 any, of an allowed host (else 403: DNS rebinding), a token of the API as
 ``Authorization: Bearer <key>`` or ``Token <key>`` (else 401), the access
@@ -40,6 +41,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from rest_framework.exceptions import AuthenticationFailed
 
+from .. import shutdown
 from ..access import can_access
 from ..asgi_types import ASGIApplication, Receive, Scope, Send
 from ..async_bridge import as_async_request
@@ -48,6 +50,7 @@ from ..calls import CallOptions
 from ..conf import conf
 from ..events import slots
 from ..exceptions import RETRY_AFTER_SECONDS, TooManyStreams, WorkspaceError
+from ..internals.mcp import session_transports
 from ..validation import validate_thread_id
 from ..views import mcp_without_asgi
 from . import messages
@@ -102,6 +105,7 @@ class WorkspaceASGI:
                 await stack.enter_async_context(self.manager.run())
                 self.subscriptions.start()
                 stack.callback(self.subscriptions.stop)
+                stack.callback(shutdown.on_shutdown(self._end_streams))
             except Exception as error:
                 await send({"type": "lifespan.startup.failed", "message": str(error)})
                 return
@@ -110,6 +114,14 @@ class WorkspaceASGI:
             await receive()  # lifespan.shutdown
             self.running = False
         await send({"type": "lifespan.shutdown.complete"})
+
+    def _end_streams(self) -> None:
+        """The server stops: end the listen streams, and the sessions' standalone
+        streams, as the SDK ends them; their clients listen again, or reconnect,
+        elsewhere."""
+        self.subscriptions.end_listen_streams()
+        for transport in session_transports(self.manager):
+            transport.close_standalone_sse_stream()
 
     async def _serve_mcp(self, scope: Scope, receive: Receive, send: Send, thread_id: str) -> None:
         """An MCP request, checked as the API checks its own, then handed to the SDK."""

@@ -60,9 +60,14 @@ class Subscriptions:
     def stop(self) -> None:
         if self.unwatch:
             self.unwatch()
-        self.listen_handler.close()
+        self.end_listen_streams()
         for task in self.sending:
             task.cancel()
+
+    def end_listen_streams(self) -> None:
+        """End every open listen stream as the protocol ends one deliberately:
+        its buffered events, then the listen request's result."""
+        self.listen_handler.close()
 
     # 2025 protocols: resources/subscribe in a session
 
