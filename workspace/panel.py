@@ -10,16 +10,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
 
+from . import content_security
 from .access import can_access
 from .exceptions import InvalidThreadId
 from .validation import validate_thread_id
-
-# Documents are written by agents and untrusted: the page runs only its own
-# script and loads nothing else, whatever a document contains.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
-)
 
 
 @login_required
@@ -42,5 +36,5 @@ def thread_panel(request: HttpRequest, thread_id: str) -> HttpResponse:
             "can_write": can_access(request.user, thread_id, action="write"),
         },
     )
-    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response["Content-Security-Policy"] = content_security.PANEL
     return response
