@@ -7,6 +7,8 @@ from html.parser import HTMLParser
 import pytest
 from django.test import override_settings
 
+from workspace.history import DIFF_MAX_LINES
+
 pytestmark = pytest.mark.django_db
 
 WRITE_CONTROLS = {"Edit", "Save", "Cancel", "Restore this version"}
@@ -79,6 +81,11 @@ def test_the_content_security_policy_allows_no_inline_script_and_images_from_the
     assert policy["default-src"] == "'none'"
     assert policy["connect-src"] == "'self'"
     assert "unsafe" not in response["Content-Security-Policy"]
+
+
+def test_the_history_bounds_its_diffs_by_the_admins_line_bound(client, user):
+    response, _ = panel(client, user)
+    assert f'data-diff-max-lines="{DIFF_MAX_LINES}"' in response.content.decode()
 
 
 def test_a_user_who_may_write_gets_every_control(client, user):

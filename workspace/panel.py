@@ -13,6 +13,7 @@ from django.urls import reverse
 from . import content_security
 from .access import can_access
 from .exceptions import InvalidThreadId
+from .history import DIFF_MAX_LINES
 from .validation import validate_thread_id
 
 
@@ -34,6 +35,7 @@ def thread_panel(request: HttpRequest, thread_id: str) -> HttpResponse:
             "events_url": reverse("workspace:events", args=[thread_id]),
             "revisions_url": reverse("workspace:revisions", args=[thread_id]),
             "can_write": can_access(request.user, thread_id, action="write"),
+            "diff_max_lines": DIFF_MAX_LINES,  # the history's line diffs are bounded as the admin's
         },
     )
     response["Content-Security-Policy"] = content_security.PANEL
