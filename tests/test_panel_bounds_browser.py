@@ -1,6 +1,7 @@
 """The panel in headless Chromium past what it can show as it is: two versions
 too far apart for a line diff, Markdown nested deeper than the renderer goes,
-and a table's column alignment under the page's strict CSP."""
+a table's column alignment under the page's strict CSP, and a page that asks
+for nothing it does not get (its icon included)."""
 
 import pytest
 
@@ -121,3 +122,28 @@ def test_table_columns_are_aligned_under_the_pages_strict_csp(server, user_token
         assert heads == ["left", "center", "right"]
         assert rendered(page).locator("[style]").count() == 0
         assert page.evaluate("window.cspViolations") == []
+
+
+def test_opening_the_panel_asks_for_nothing_it_does_not_get_and_shows_its_icon(server, user_token):
+    server.call(user_token, "icon", "update_document", content="# Plan\n", action_and_reasoning=WHY)
+    failed, icons = [], []
+    with chromium_page() as page:
+        page.on("requestfailed", lambda request: failed.append(f"{request.url} {request.failure}"))
+        page.on(
+            "response", lambda response: response.status >= 400 and failed.append(f"{response.url} {response.status}")
+        )
+        page.on(
+            "response",
+            lambda response: (
+                response.request.resource_type != "document"
+                and response.url.endswith(".svg")
+                and icons.append((response.status, response.headers.get("content-type")))
+            ),
+        )
+        open_panel(page, server, "icon")
+        wait_for_version(page, 1)
+        icon = page.locator('link[rel="icon"]')
+        expect(icon).to_have_attribute("type", "image/svg+xml")
+        page.wait_for_timeout(500)  # time for the icon's request, made after the page's own
+    assert failed == []
+    assert icons and all(answer == (200, "image/svg+xml") for answer in icons), icons
