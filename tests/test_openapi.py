@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from drf_spectacular.settings import patched_settings
 
 from workspace.tools.registry import registered_tools
 
@@ -94,10 +95,25 @@ def test_the_schema_is_served_as_json_to_whoever_asks_for_json(api, accept):
 
 def test_the_docs_page_loads_nothing_from_elsewhere(api, client, user):
     client.force_login(user)
-    page = client.get("/api/workspace/docs/").content.decode()
-    assert 'spec-url="/api/workspace/schema/"' in page
+    response = client.get("/api/workspace/docs/")
+    page = response.content.decode()
+    assert 'data-spec-url="/api/workspace/schema/"' in page
     scripts = re.findall(r'(?:src|href)="([^"]+)"', page)
     assert scripts and all(url.startswith("/") for url in scripts), scripts
+    # Redoc's own requests too (its logo from a CDN): the browser is told to make none elsewhere.
+    policy = dict(directive.strip().split(" ", 1) for directive in response["Content-Security-Policy"].split(";"))
+    assert policy["default-src"] == "'none'"
+    assert policy["img-src"] == "'self' data:"
+    assert policy["connect-src"] == "'self'"
+    assert policy["script-src"] == "'self'"  # no inline script: the page's own starts Redoc
+    assert not re.search(r"<script>", page)
+
+
+def test_the_docs_page_hands_the_hosts_redoc_settings_to_its_script(client, user):
+    client.force_login(user)
+    with patched_settings({"REDOC_UI_SETTINGS": {"hideDownloadButton": True}}):  # the host's SPECTACULAR_SETTINGS
+        page = client.get("/api/workspace/docs/").content.decode()
+    assert "&quot;hideDownloadButton&quot;: true" in re.search(r'data-settings="([^"]*)"', page).group(1)
 
 
 def test_the_schema_and_docs_need_credentials_as_every_endpoint_does_and_say_so(api, client, user):

@@ -5,7 +5,10 @@ tests in test_panel_browser.py drive it for real)."""
 from html.parser import HTMLParser
 
 import pytest
+from django.contrib.staticfiles import finders
 from django.test import override_settings
+
+from workspace.history import DIFF_MAX_LINES
 
 pytestmark = pytest.mark.django_db
 
@@ -79,6 +82,22 @@ def test_the_content_security_policy_allows_no_inline_script_and_images_from_the
     assert policy["default-src"] == "'none'"
     assert policy["connect-src"] == "'self'"
     assert "unsafe" not in response["Content-Security-Policy"]
+
+
+def test_the_history_bounds_its_diffs_by_the_admins_line_bound(client, user):
+    response, _ = panel(client, user)
+    assert f'data-diff-max-lines="{DIFF_MAX_LINES}"' in response.content.decode()
+
+
+def test_the_panel_and_its_sign_in_page_show_the_apps_icon_and_the_demo_answers_favicon_ico(client, user):
+    icon = '<link rel="icon" href="/static/workspace/favicon.svg" type="image/svg+xml">'
+    assert icon in client.get("/workspace/login/").content.decode()
+    response, _ = panel(client, user)
+    assert icon in response.content.decode()
+    assert finders.find("workspace/favicon.svg")
+    # Pages without an icon of their own (the admin's) ask for /favicon.ico.
+    favicon = client.get("/favicon.ico")
+    assert (favicon.status_code, favicon["Location"]) == (302, "/static/workspace/favicon.svg")
 
 
 def test_a_user_who_may_write_gets_every_control(client, user):

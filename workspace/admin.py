@@ -22,15 +22,11 @@ from django.utils.html import format_html
 from . import history
 from .access import access_checker, can_access
 from .exceptions import RevisionNotFound, WorkspaceError
+from .history import DIFF_MAX_LINES
 from .models import Revision, WorkingDocument
 from .repository import WorkspaceRepository
 
 REVISIONS_PER_PAGE = 100
-# difflib's work grows with the product of the two sides' line counts at
-# worst, so each side is bounded (an empty side made a product bound useless):
-# past this many lines on either side, the revision page shows the two
-# versions whole instead of a line diff.
-DIFF_MAX_LINES = 1000
 MAX_VERSION = 2**63 - 1
 DOCUMENT_FIELDS = (
     "thread_id",

@@ -18,6 +18,12 @@ logger = logging.getLogger(__name__)
 # How much of a change's action_and_reasoning its event carries.
 EVENT_REASON_CHARS = 1000
 
+# A line diff's work grows with the product of the two sides' line counts at
+# worst, so each side is bounded (an empty side made a product bound useless):
+# past this many lines on either side, the admin's revision page and the
+# panel's history show the two versions whole instead of a line diff.
+DIFF_MAX_LINES = 1000
+
 # What the document events of changes are made of, read in one query.
 EVENT_COLUMNS = (
     *("pk", "document_id", "version", "op", "title", "length", "short_text", "splice_line", "base_version"),

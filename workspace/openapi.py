@@ -33,13 +33,14 @@ from drf_spectacular.utils import (
 )
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 from rest_framework import permissions, serializers
+from rest_framework.response import Response
 from rest_framework.schemas.generators import is_api_view
 from rest_framework.settings import api_settings
 from rest_framework.views import APIView
 
+from . import content_security, views
 from . import openapi_drafts as drafts_documentation
 from . import openapi_people as people_documentation
-from . import views
 from .failures import FailuresAsEnvelope
 from .preconditions import IDEMPOTENCY_KEY_SCHEMA_PATTERN, IF_MATCH_PATTERN, MAX_IF_MATCH_CHARS
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
@@ -367,13 +368,19 @@ class WorkspaceSchemaView(AppOwnDefaults, FailuresAsEnvelope, SpectacularAPIView
 
 
 class WorkspaceDocsView(AppOwnDefaults, SpectacularRedocView):
-    """``GET docs/``: the schema rendered by Redoc, served from the app's static files (no CDN)."""
+    """``GET docs/``: the schema rendered by Redoc, served from the app's static files
+    (no CDN), under a Content-Security-Policy that lets it load nothing from elsewhere."""
 
     url_name = "workspace:schema"
     authentication_classes = api_settings.DEFAULT_AUTHENTICATION_CLASSES
     permission_classes = [permissions.IsAuthenticated]
     title = "Workspace API"
     template_name = "workspace/api_docs.html"  # the library's page, Redoc from the sidecar's static files
+
+    def get(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Response:
+        response = super().get(request, *args, **kwargs)
+        response["Content-Security-Policy"] = content_security.API_DOCS
+        return response
 
 
 # The two pages' views as this module named them before their routes made them.

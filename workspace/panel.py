@@ -10,16 +10,11 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
 
+from . import content_security
 from .access import can_access
 from .exceptions import InvalidThreadId
+from .history import DIFF_MAX_LINES
 from .validation import validate_thread_id
-
-# Documents are written by agents and untrusted: the page runs only its own
-# script and loads nothing else, whatever a document contains.
-CONTENT_SECURITY_POLICY = (
-    "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; "
-    "base-uri 'none'; form-action 'none'; frame-ancestors 'self'"
-)
 
 
 @login_required
@@ -40,7 +35,8 @@ def thread_panel(request: HttpRequest, thread_id: str) -> HttpResponse:
             "events_url": reverse("workspace:events", args=[thread_id]),
             "revisions_url": reverse("workspace:revisions", args=[thread_id]),
             "can_write": can_access(request.user, thread_id, action="write"),
+            "diff_max_lines": DIFF_MAX_LINES,  # the history's line diffs are bounded as the admin's
         },
     )
-    response["Content-Security-Policy"] = CONTENT_SECURITY_POLICY
+    response["Content-Security-Policy"] = content_security.PANEL
     return response

@@ -1,6 +1,7 @@
-// The panel's history (SPEC 8.4): opens any kept version, shows it with a
-// diff against the version before it and against the current one, and (with
-// write permission) restores it.
+// The panel's history: opens any kept version, shows it with a diff against
+// the version before it and against the current one (within the bounds of
+// diff.js: past them both versions whole, saying why), and (with write
+// permission) restores it.
 import { diffElement } from "./diff.js";
 import { describeAuthor, element, notify, timeElement } from "./dom.js";
 import { activityItem } from "./client.js";
@@ -14,14 +15,15 @@ async function contentBefore(client, version) {
   }
 }
 
-function comparison(label, before, after) {
+function comparison(label, [beforeLabel, before], [afterLabel, after], limits) {
   const section = element("section", "", { class: "comparison" });
   section.append(element("h4", label));
-  section.append(before === null ? element("p", "That version is no longer kept.") : diffElement(before, after));
+  section.append(before === null ? element("p", "That version is no longer kept.")
+    : diffElement(before, after, { ...limits, beforeLabel, afterLabel }));
   return section;
 }
 
-async function showVersion(root, client, version) {
+async function showVersion(root, client, version, limits) {
   const view = root.querySelector("#history-view");
   const restore = root.querySelector("#restore");
   view.replaceChildren(element("p", `Opening version ${version}…`));
@@ -38,19 +40,24 @@ async function showVersion(root, client, version) {
   head.append(element("strong", `Version ${version}`), " · ", timeElement(item.time), " · ", describeAuthor(item));
   if (item.tool) head.append(" · ", element("code", item.tool));
   const before = await contentBefore(client, version);
+  const shown = [`Version ${version}`, revision.content];
+  const current = client.state;
   view.replaceChildren(
     head,
     element("p", item.reason, { class: "reason" }),
-    comparison(`Changes from version ${version - 1}`, before, revision.content),
-    comparison(`From version ${version} to the current version ${client.state.version}`, revision.content,
-      client.state.content),
+    comparison(`Changes from version ${version - 1}`, [`Version ${version - 1}`, before], shown, limits),
+    comparison(`From version ${version} to the current version ${current.version}`, shown,
+      [`Current version ${current.version}`, current.content], limits),
   );
   view.dataset.version = String(version);
   if (restore) restore.hidden = false;
 }
 
-/** Wires the History toggle, the version picker and "Restore this version". */
-export function mountHistory(root, client) {
+/**
+ * Wires the History toggle, the version picker and "Restore this version";
+ * `limits` bound its diffs (diff.js's DIFF_LIMITS names).
+ */
+export function mountHistory(root, client, limits = {}) {
   const toggle = root.querySelector("#history-toggle");
   const section = root.querySelector("#history");
   const picker = root.querySelector("#history-version");
@@ -62,12 +69,12 @@ export function mountHistory(root, client) {
     if (open) {
       picker.max = String(client.state.version);
       if (!picker.value) picker.value = String(client.state.version);
-      showVersion(root, client, Number(picker.value));
+      showVersion(root, client, Number(picker.value), limits);
     }
   });
   root.querySelector("#history-form").addEventListener("submit", (event) => {
     event.preventDefault();
-    showVersion(root, client, Number(picker.value));
+    showVersion(root, client, Number(picker.value), limits);
   });
   if (!restore) return;
   restore.addEventListener("click", async () => {

@@ -13,10 +13,11 @@
 //     client.revision(version), client.revisions({after, limit}),
 //     client.loadOlderActivity(), client.close()
 //   renderMarkdown(text)      sanitised HTML of the document's Markdown
-//   diffElement(before, after), lineChanges(before, after)
+//   diffElement(before, after, options), lineChanges(before, after, limits),
+//   boundedLineChanges(before, after, limits), DIFF_LIMITS
 //   mountPanel(root)          the whole panel on the page's markup
 // docs/panel.md documents them.
 export { DocumentClient, WorkspaceError, activityItem, csrfFromCookie, openDocument } from "./client.js";
-export { diffElement, lineChanges } from "./diff.js";
+export { DIFF_LIMITS, boundedLineChanges, diffElement, lineChanges } from "./diff.js";
 export { isSafeLink, isSameOriginImage, renderMarkdown } from "./render.js";
 export { mountPanel } from "./panel.js";

@@ -96,6 +96,12 @@ async function copyText(text) {
   area.remove();
 }
 
+/** The bounds of the history's diffs: the page's data-diff-max-lines (the server's line bound), else diff.js's. */
+function diffLimits(data) {
+  const maxLines = Number(data.diffMaxLines);
+  return Number.isInteger(maxLines) && maxLines > 0 ? { maxLines } : {};
+}
+
 /** Shows the panel in `root` (the page's <main id="panel">, its data-* attributes naming the URLs). */
 export function mountPanel(root) {
   const data = root.dataset;
@@ -113,7 +119,7 @@ export function mountPanel(root) {
   showDocument(root, client.state, view, download);
   mountSourceToggle(root);
   const activity = mountActivity(root, client);
-  mountHistory(root, client);
+  mountHistory(root, client, diffLimits(data));
   mountDrafts(root, client, activity, () => view.definitions);
   root.querySelector("#copy").addEventListener("click", async () => {
     try {

@@ -1,16 +1,21 @@
-// Markdown to safe HTML for the panel (SPEC 8.1).
+// Markdown to safe HTML for the panel (docs/panel.md).
 //
 // Documents are written by agents and untrusted. markdown-it runs with raw
 // HTML off (it shows as text); a link is a link only for http:, https: and
 // mailto: (anything else stays as its source text); links open in a new tab
 // with rel="noopener noreferrer nofollow"; an image is loaded only from the
 // page's own origin, any other is shown as a link to it and never requested.
-// DOMPurify then sanitises the HTML markdown-it produced, as a second wall.
+// A table column's alignment is a class (align-left, -center, -right, styled
+// by panel.css), never a style attribute, which the page's CSP refuses.
+// Text nested deeper than markdown-it's maxNesting, which it would drop, is
+// shown as its source, with a notice. DOMPurify then sanitises the HTML
+// markdown-it produced, as a second wall (and drops any style attribute).
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
 
 const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const LINK_REL = "noopener noreferrer nofollow";
+const ALIGNMENT = /^text-align:(left|center|right)$/;
 
 function pageOrigin() {
   return globalThis.location ? globalThis.location.origin : "null";
@@ -37,8 +42,39 @@ export function isSameOriginImage(url) {
     parsed.origin === pageOrigin();
 }
 
+/** Table cells' alignment as a class instead of markdown-it's style attribute. */
+function alignCellsByClass(md) {
+  for (const name of ["th_open", "td_open"]) {
+    md.renderer.rules[name] = (tokens, index, options, env, self) => {
+      const token = tokens[index];
+      const alignment = ALIGNMENT.exec(token.attrGet("style") || "");
+      if (token.attrs) token.attrs = token.attrs.filter(([attribute]) => attribute !== "style");
+      if (alignment) token.attrJoin("class", `align-${alignment[1]}`);
+      return self.renderToken(tokens, index, options);
+    };
+  }
+}
+
+/**
+ * Sets env.nestedTooDeep when a block holds text nested deeper than
+ * maxNesting: markdown-it's block parser skips such text without a word
+ * (its tokenize stops at that level), so the caller shows the source instead.
+ */
+function noticeTooDeep(md) {
+  const tokenize = md.block.tokenize.bind(md.block);
+  md.block.tokenize = (state, startLine, endLine) => {
+    if (state.level >= md.options.maxNesting) {
+      const line = state.skipEmptyLines(startLine);
+      if (line < endLine && state.sCount[line] >= state.blkIndent) state.env.nestedTooDeep = true;
+    }
+    tokenize(state, startLine, endLine);
+  };
+}
+
 function markdownParser() {
   const md = new MarkdownIt({ html: false, linkify: true });
+  alignCellsByClass(md);
+  noticeTooDeep(md);
   // Also used for images: an image that may not be a link is text, as a bad link is.
   md.validateLink = isSafeLink;
   const renderToken = (tokens, index, options, env, self) => self.renderToken(tokens, index, options);
@@ -91,10 +127,21 @@ export function markdownReferences(definitions) {
   return env.references || {};
 }
 
-const SANITIZE = { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"] };
+const SANITIZE = { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"], FORBID_ATTR: ["style"] };
 
 function environment(references) {
   return references ? { references: { ...references } } : {};
+}
+
+/** `source` as HTML, before sanitising: rendered, or (nested too deep to render) its source text with a notice. */
+function renderSource(source, references) {
+  const env = environment(references);
+  const tokens = parser.parse(source, env);
+  if (!env.nestedTooDeep) return parser.renderer.render(tokens, parser.options, env);
+  const escape = parser.utils.escapeHtml;
+  const notice = `Not rendered: this part is nested more than ${parser.options.maxNesting} levels deep, ` +
+    "deeper than the panel renders. Its source is shown instead.";
+  return `<p class="unrendered-notice" role="note">${escape(notice)}</p><pre class="unrendered">${escape(source)}</pre>`;
 }
 
 /**
@@ -106,8 +153,7 @@ function environment(references) {
 export function renderMarkdown(text, references = null) {
   parser = parser || markdownParser();
   hookSanitizer();
-  const html = parser.render(text || "", environment(references));
-  return DOMPurify.sanitize(html, SANITIZE);
+  return DOMPurify.sanitize(renderSource(text || "", references), SANITIZE);
 }
 
 function blockElement(html) {
@@ -126,7 +172,7 @@ function blockElement(html) {
 export function renderMarkdownBlocks(sources, references = null) {
   parser = parser || markdownParser();
   hookSanitizer();
-  const html = sources.map((source) => `<div class="md-block">${parser.render(source, environment(references))}</div>`);
+  const html = sources.map((source) => `<div class="md-block">${renderSource(source, references)}</div>`);
   const blocks = [...DOMPurify.sanitize(html.join(""), { ...SANITIZE, RETURN_DOM_FRAGMENT: true }).children];
   const intact = blocks.length === sources.length &&
     blocks.every((block) => block.tagName === "DIV" && block.className === "md-block");
