@@ -453,6 +453,29 @@ def test_panel_save_in_conflict_saves_nothing_and_keeps_the_persons_text(server,
     assert stored("save-3")["content"] == "ONE\nkeep\ntheirs\n"
 
 
+def test_panel_a_conflict_too_long_to_show_whole_says_so_and_offers_no_side(server, user_token):
+    long_lines = "".join(f"line {n}\n" for n in range(3000))  # 3 sides of about 29,000 characters
+    server.call(user_token, "save-6", "update_document", content=long_lines, action_and_reasoning=WHY)
+    with chromium_page() as page:
+        start_editing(page, server, "save-6", 1)
+        page.fill("#edit-text", long_lines.replace("line", "mine"))
+        server.call(
+            user_token,
+            "save-6",
+            "update_document",
+            content=long_lines.replace("line", "theirs"),
+            action_and_reasoning=WHY,
+        )
+        wait_for_version(page, 2)
+        button(page, "Save").click()
+        conflict = page.locator("#conflicts .conflict")
+        expect(conflict).to_have_count(1)
+        expect(conflict.locator(".truncated")).to_contain_text("too long to show whole")
+        expect(conflict.get_by_role("button")).to_have_count(0)
+        expect(page.locator("#edit-text")).to_have_value(long_lines.replace("line", "mine"))
+    assert stored("save-6")["version"] == 2
+
+
 def test_panel_save_restores_a_version_from_the_history(server, user_token):
     server.call(user_token, "save-4", "update_document", content="first\n", action_and_reasoning=WHY)
     server.call(user_token, "save-4", "update_document", content="second\n", action_and_reasoning=WHY)

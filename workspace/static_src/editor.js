@@ -38,6 +38,12 @@ function conflictEntry(conflict, index, textBox, keep) {
     side.append(element("h5", label), element("pre", text));
     entry.append(side);
   }
+  if (conflict.truncated) {
+    // The server cut the sides to keep its answer small: no side is whole, so none can be taken.
+    entry.append(element("p", "These sides are too long to show whole: they are cut. Compare the current " +
+      "version in History with your text to resolve this one.", { class: "truncated" }));
+    return entry;
+  }
   // Taking the current text where yours was makes the next Save merge cleanly.
   const at = conflict.yours ? textBox.value.indexOf(conflict.yours) : -1;
   if (at >= 0 && textBox.value.indexOf(conflict.yours, at + 1) < 0) {
