@@ -206,3 +206,74 @@ def test_a_reader_may_not_send_drafts(api):
     assert answer.status_code == 403 and "read this thread but not change it" in answer.json()["error"]
     assert api.delete("/api/workspace/threads/t15/drafts/c/").status_code == 403
     assert not Draft.objects.exists()
+
+
+def owner_writes_others_read(user, thread_id, action):
+    return action == "read" or user.get_username() == "agent-owner"
+
+
+def client_of(django_user_model, username):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    user = django_user_model.objects.create_user(username)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def assert_still_open(api, thread_id, call_id):
+    """The draft is as it was: open, and its own user's next piece is taken."""
+    draft = Draft.objects.get(thread_id=thread_id, call_id=call_id)
+    assert (draft.outcome, draft.version, draft.ended_id) == (None, None, None)
+    assert post_piece(api, thread_id, call_id, " more").status_code == 202
+
+
+@override_settings(WORKSPACE_ACCESS_POLICY="tests.test_drafts.owner_writes_others_read")
+def test_a_reader_naming_another_users_draft_in_a_read_is_refused_and_the_draft_stays(api, django_user_model):
+    post_piece(api, "own1", "alices", '{"content": "half')
+    reader = client_of(django_user_model, "reader")
+    answer = call_tool(reader, "own1", "read_document", {"action_and_reasoning": WHY}, **{"Draft-Id": "alices"})
+    assert answer.status_code == 400 and "only reads" in answer.json()["error"]
+    assert_still_open(api, "own1", "alices")
+
+
+def test_a_writer_naming_another_users_draft_is_refused_and_changes_nothing(api, django_user_model):
+    post_piece(api, "own2", "alices", '{"content": "half')
+    other = client_of(django_user_model, "other")
+    arguments = {"content": "not yours\n", "action_and_reasoning": WHY}
+    answer = call_tool(other, "own2", "update_document", arguments, **{"Draft-Id": "alices"})
+    assert answer.status_code == 403 and "opened by another user" in answer.json()["error"]
+    assert stored("own2") is None
+    failing = call_tool(other, "own2", "update_document", {"content": "x"}, **{"Draft-Id": "alices"})  # no reason
+    assert failing.status_code == 403  # refused before it runs: its failure ends nothing either
+    assert_still_open(api, "own2", "alices")
+
+
+def test_the_drafts_own_user_may_not_end_it_with_a_read_or_another_tool(api):
+    post_piece(api, "own3", "mine", '{"content": "half')
+    read = call_tool(api, "own3", "read_document", {"action_and_reasoning": WHY}, **{"Draft-Id": "mine"})
+    assert read.status_code == 400 and "only reads" in read.json()["error"]
+    arguments = {"text": "appended\n", "action_and_reasoning": WHY}
+    other_tool = call_tool(api, "own3", "append_to_document", arguments, **{"Draft-Id": "mine"})
+    assert other_tool.status_code == 400
+    assert "is of update_document, not append_to_document" in other_tool.json()["error"]
+    assert stored("own3") is None
+    assert_still_open(api, "own3", "mine")
+
+
+def test_in_python_a_call_ends_only_its_own_users_draft(api):
+    post_piece(api, "own4", "alices", '{"content": "half')
+    tools = DocumentTools("own4", actor="someone else", draft_id="alices")
+    refused = tools.update_document(content="x\n", action_and_reasoning=WHY)
+    assert not refused["success"] and "opened by another user" in refused["error"]
+    assert not DocumentTools("own4", actor="agent-owner", draft_id="alices").read_document(action_and_reasoning=WHY)[
+        "success"
+    ]
+    assert stored("own4") is None
+    assert not draft_store.end_call("own4", "alices", "update_document", "someone else", draft_store.Outcome.FAILED)
+    assert_still_open(api, "own4", "alices")
+    done = DocumentTools("own4", actor="agent-owner", draft_id="alices").update_document(
+        content="x\n", action_and_reasoning=WHY
+    )
+    assert done["success"] and Draft.objects.get(call_id="alices").outcome == "committed"

@@ -109,9 +109,29 @@ def _add_to_open_draft(
         return received, None
 
 
-def end(thread_id: str, call_id: str, outcome: str, version: int | None = None) -> bool:
-    """End draft ``call_id`` with ``outcome`` (``version``: the committed one),
-    in the caller's transaction if any; False when it is not open."""
+def check_call_may_end(thread_id: str, call_id: str, tool: str, actor: str | None, writes: bool) -> None:
+    """Refuse, before it runs, a tool call (``tool``, by ``actor``) that names
+    draft ``call_id`` (``Draft-Id``) and may not end it: a call that only
+    reads (it commits nothing), or an open draft of another tool or another
+    user. A call id with no open draft is no refusal: the call ends nothing."""
+    if not writes:
+        raise InvalidArguments(
+            f"{tool[:130]} only reads, and Draft-Id names the draft of a call that writes; "
+            "nothing was done: call it without Draft-Id"
+        )
+    draft = Draft.objects.filter(thread_id=thread_id, call_id=call_id, outcome__isnull=True).first()
+    if draft is not None:
+        _check_same_call(draft, tool, actor)
+
+
+def end_call(
+    thread_id: str, call_id: str, tool: str, actor: str | None, outcome: str, version: int | None = None
+) -> bool:
+    """End draft ``call_id`` with ``outcome`` (``version``: the committed one)
+    as the end of the call of ``tool`` by ``actor``, in the caller's
+    transaction if any; False, leaving it as it is, when it is not open or
+    is another tool's or another user's (``check_call_may_end`` refused
+    that call before it ran, unless the draft opened since)."""
     using = router.db_for_write(Draft)
     with transaction.atomic(using=using):
         draft = (
@@ -120,7 +140,7 @@ def end(thread_id: str, call_id: str, outcome: str, version: int | None = None) 
             .filter(thread_id=thread_id, call_id=call_id, outcome__isnull=True)
             .first()
         )
-        if draft is None:
+        if draft is None or _refusal(draft, tool, actor) is not None:
             return False
         _end(using, draft, outcome, version)
         return True
@@ -192,12 +212,21 @@ def _open(using: str, thread_id: str, call_id: str, tool: str, actor: str | None
 
 
 def _check_same_call(draft: Draft, tool: str, actor: str | None) -> None:
+    refusal = _refusal(draft, tool, actor)
+    if refusal is not None:
+        raise refusal
+
+
+def _refusal(draft: Draft, tool: str, actor: str | None) -> WorkspaceError | None:
+    """Why ``actor``'s piece or call of ``tool`` may not add to ``draft`` or end
+    it (None: it may): only the draft's own user, with the draft's own tool."""
     if draft.outcome is not None:
-        raise DraftEnded(f"draft {draft.call_id!r} has ended ({draft.outcome}); a new call needs a new call id")
+        return DraftEnded(f"draft {draft.call_id!r} has ended ({draft.outcome}); a new call needs a new call id")
     if draft.tool != tool:
-        raise InvalidArguments(f"draft {draft.call_id!r} is of {draft.tool}, not {tool[:130]}")
+        return InvalidArguments(f"draft {draft.call_id!r} is of {draft.tool}, not {tool[:130]}; nothing was done")
     if draft.actor != actor:
-        raise DraftForbidden("this draft was opened by another user")
+        return DraftForbidden(f"draft {draft.call_id!r} was opened by another user: only they may add to it or end it")
+    return None
 
 
 def _parse(using: str, draft: Draft, delta: str) -> None:

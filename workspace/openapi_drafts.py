@@ -17,7 +17,7 @@ DRAFT_ID = OpenApiParameter(
     CALL_ID,
     OpenApiParameter.HEADER,
     description="The call id of the live draft of this call: it ends as committed with the call's change, "
-    "or failed if the call fails.",
+    "or failed if the call fails. Only for a call of the draft's own tool by the draft's own user.",
 )
 PIECE = {
     "type": "object",
