@@ -1,8 +1,9 @@
-"""Live drafts over HTTP and from Python (SPEC 9): the protocol, its bounds,
+"""Live drafts over HTTP and from Python: the protocol, its bounds,
 how a draft ends, and that drafts never become history. What viewers see
 of them on the stream is in ``test_draft_events.py``."""
 
 import json
+import tracemalloc
 from datetime import timedelta
 
 import pytest
@@ -12,6 +13,8 @@ from django.utils import timezone
 from workspace import draft_store
 from workspace.drafts import DraftWriter
 from workspace.events import drafts as draft_events
+from workspace.events.channels import draft_channel
+from workspace.events.storage import ThreadEventStorage
 from workspace.models import Draft, DraftPiece, Revision
 from workspace.tools import DocumentTools
 
@@ -277,3 +280,68 @@ def test_in_python_a_call_ends_only_its_own_users_draft(api):
         content="x\n", action_and_reasoning=WHY
     )
     assert done["success"] and Draft.objects.get(call_id="alices").outcome == "committed"
+
+
+def read_like_a_stream(thread_id: str, last_id: int, texts: dict[str, str] | None = None) -> dict[str, str]:
+    """Each draft's text as a stream at ``last_id`` rebuilds it, read after read
+    of the storage as django-eventstream reads it (34 asked, 33 kept and the
+    rest read again after the last one kept), asserting each event starts
+    where its text ends."""
+    texts = dict(texts or {})
+    while True:
+        events = ThreadEventStorage().get_events(draft_channel(thread_id), last_id, limit=34)
+        more = len(events) >= 34 or draft_events.is_partial(events)
+        for event in events[:33]:
+            data = json.loads(event.data)
+            if event.type == "draft":
+                assert data["offset"] == len(texts.get(data["call_id"], "")), (data["offset"], data["call_id"])
+                texts[data["call_id"]] = texts.get(data["call_id"], "") + data["delta"]
+            last_id = event.id
+        if not more:
+            return texts
+
+
+@pytest.mark.django_db(transaction=True)  # the storage gives its connection back after each read
+@override_settings(WORKSPACE_EVENT_MAX_CHARS=100)
+def test_every_character_of_a_piece_longer_than_a_page_of_events_reaches_a_reader_in_order():
+    first, second = DraftWriter("long1", "a", "update_document"), DraftWriter("long1", "b", "append_to_document")
+    first.feed('{"content": "start ')
+    second.feed('{"text": "other ')
+    seen = read_like_a_stream("long1", 0)
+    assert seen == {"a": "start ", "b": "other "}
+    at = draft_events.current_id("long1")
+    big = "".join(f"{n:05d} " for n in range(2_000))  # 12,000 characters: 120 events of 100
+    first.feed(big)
+    second.feed("x" * 50)
+    first.feed("end")
+    assert read_like_a_stream("long1", at, seen) == {"a": "start " + big + "end", "b": "other " + "x" * 50}
+    assert DraftPiece.objects.filter(draft__call_id="a").count() == 1 + 120 + 1  # each row is one event
+
+
+def read_peak(read) -> int:
+    """The most bytes Python held at once while ``read()`` ran, beyond what it held before."""
+    tracemalloc.start()
+    try:
+        read()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(WORKSPACE_EVENT_MAX_CHARS=4096)
+def test_a_read_of_large_drafts_costs_memory_bounded_by_the_event_limit_not_by_the_drafts():
+    channel, storage = draft_channel("large"), ThreadEventStorage()
+    writers = [DraftWriter("large", f"call_{n}", "update_document") for n in range(8)]
+    for writer in writers:
+        writer.feed('{"content": "')
+    seen_at = draft_events.current_id("large")
+    for writer in writers:
+        writer.feed("x" * 1_000_000)  # 8 MB of drafts
+    page_bytes = draft_events.PAGE_FACTOR * 4096
+    opening = read_peak(lambda: storage.get_events(channel, draft_events.resume_id("large"), limit=34))
+    assert opening < 8 * page_bytes, opening  # a new viewer: each draft's opening, cut
+    seen = read_peak(lambda: storage.get_events(channel, seen_at, limit=34))
+    assert seen < 8 * page_bytes, seen  # a viewer that has seen them: one page of what follows
+    events = storage.get_events(channel, draft_events.resume_id("large"), limit=34)
+    assert [json.loads(event.data)["delta"] for event in events] == ["x" * 4096] * 8

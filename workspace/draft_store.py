@@ -1,4 +1,4 @@
-"""Drafts of tool calls still being generated (SPEC 9): their state in the
+"""Drafts of tool calls still being generated: their state in the
 database, where every server process sees it.
 
 A piece (``add``) locks its draft's row and parses the new characters of the
@@ -6,9 +6,11 @@ call's JSON arguments from the parser state kept on that row
 (``partial_json``: time linear in the piece, never the whole buffer again).
 What the tool's text argument gained is inserted as one ``DraftPiece`` under
 the thread's next event id (``DraftCounter``: its row lock makes the ids
-commit in order), so a piece costs the same at the end of a long draft as at
-its start. Ending a draft (``end``: committed, failed, cancelled, expired)
-takes an id too, records the outcome and deletes the pieces: drafts are not
+commit in order), or as several of at most ``WORKSPACE_EVENT_MAX_CHARS``
+characters, each under an id of its own, so that a piece costs the same at
+the end of a long draft as at its start, and every row is one event.
+Ending a draft (``end_call``: committed or failed; cancelled, expired) takes
+an id too, records the outcome and deletes the pieces: drafts are not
 history. ``draft_changed`` is sent inside each transaction; the events
 package announces it after the commit.
 """
@@ -241,13 +243,16 @@ def _parse(using: str, draft: Draft, delta: str) -> None:
     elif not progress.text:
         return
     text = _displayable(progress.text)
-    DraftPiece.objects.using(using).create(
-        draft=draft,
-        thread_id=draft.thread_id,
-        event_id=_next_id(using, draft.thread_id),
-        offset=draft.text_length,
-        text=text,
-    )
+    size = max(conf.EVENT_MAX_CHARS, 1)  # one event's text at most: each row is one event of its own
+    rows = range(0, max(len(text), 1), size)  # a title alone comes in a row of no text
+    last_id = _next_ids(using, draft.thread_id, len(rows))
+    for number, start in enumerate(rows):  # one INSERT each: bulk_create's arrays escape text slowly on PostgreSQL
+        DraftPiece.objects.using(using).create(
+            draft=draft,
+            event_id=last_id - len(rows) + 1 + number,
+            offset=draft.text_length + start,
+            text=text[start : start + size],
+        )
     draft.text_length += len(text)
 
 
@@ -268,11 +273,18 @@ def _locked_counter(using: str, thread_id: str) -> DraftCounter:
 
 
 def _next_id(using: str, thread_id: str) -> int:
-    """The thread's next event id, its counter locked until the commit (one statement;
-    the counter exists since the thread's first draft opened)."""
+    return _next_ids(using, thread_id, 1)
+
+
+def _next_ids(using: str, thread_id: str, count: int) -> int:
+    """Take the thread's next ``count`` event ids, its counter locked until the
+    commit (one statement; the counter exists since the thread's first draft
+    opened); the last of them."""
     table = connections[using].ops.quote_name(DraftCounter._meta.db_table)
     with connections[using].cursor() as cursor:
-        cursor.execute(f"UPDATE {table} SET last_id = last_id + 1 WHERE thread_id = %s RETURNING last_id", [thread_id])
+        cursor.execute(
+            f"UPDATE {table} SET last_id = last_id + %s WHERE thread_id = %s RETURNING last_id", [count, thread_id]
+        )
         (event_id,) = cursor.fetchone()
     return int(event_id)
 

@@ -136,9 +136,9 @@ class IdempotencyRecord(models.Model):
 
 
 class DraftCounter(models.Model):
-    """The event ids of one thread's drafts (SPEC 9): each piece of text and
-    each end takes the next id under this row's lock, so the ids commit in
-    order. ``published_id``: the last id a process claimed to publish to
+    """The event ids of one thread's drafts: each row of text
+    (``DraftPiece``) and each end takes the next id under this row's lock,
+    so the ids commit in order. ``published_id``: the last id a process claimed to publish to
     Pushpin (each range is published once)."""
 
     thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH, unique=True)
@@ -188,15 +188,22 @@ class Draft(models.Model):
 
 
 class DraftPiece(models.Model):
-    """Characters a piece of a draft added to its text, at ``offset``; one row
-    per piece, so that a piece costs the same at the start of a long draft as
-    at its end (appending to one text column rewrites it whole)."""
+    """Characters a piece of a draft added to its text, at ``offset``, under
+    its own event id: one row per piece, or several for a piece longer than
+    ``WORKSPACE_EVENT_MAX_CHARS`` (each row at most that long), so that a
+    piece costs the same at the start of a long draft as at its end
+    (appending to one text column rewrites it whole), and a read of the
+    drafts channel takes a bounded page of rows. Within a draft, offsets rise
+    with event ids."""
 
-    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="pieces")
-    thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH)
+    # Its index is the first column of the two below.
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="pieces", db_index=False)
     event_id = models.PositiveBigIntegerField()
     offset = models.PositiveBigIntegerField()
     text = models.TextField()
 
     class Meta:
-        indexes = [models.Index(fields=["thread_id", "event_id"], name="workspace_draftpiece_after")]
+        indexes = [
+            models.Index(fields=["draft", "event_id"], name="workspace_draftpiece_after"),  # what follows an id
+            models.Index(fields=["draft", "offset"], name="workspace_draftpiece_opening"),  # a draft's first text
+        ]

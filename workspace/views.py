@@ -170,7 +170,7 @@ class RevisionRestoreView(WorkspaceView):
 
 
 class DraftView(WorkspaceView):
-    """A live draft of a tool call (SPEC 9): ``POST`` a piece of its JSON
+    """A live draft of a tool call: ``POST`` a piece of its JSON
     arguments (the first opens it), ``DELETE`` to cancel it."""
 
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
