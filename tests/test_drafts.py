@@ -15,10 +15,11 @@ from workspace.drafts import DraftWriter
 from workspace.events import drafts as draft_events
 from workspace.events.channels import draft_channel
 from workspace.events.storage import ThreadEventStorage
-from workspace.models import Draft, DraftPiece, Revision
+from workspace.exceptions import TooManyDrafts
+from workspace.models import Draft, DraftCounter, DraftPiece, Revision
 from workspace.tools import DocumentTools
 
-from .conftest import call_tool, stored
+from .conftest import call_tool, requires_postgresql, run_concurrently, stored
 
 pytestmark = pytest.mark.django_db
 WHY = "Testing live drafts."
@@ -345,3 +346,72 @@ def test_a_read_of_large_drafts_costs_memory_bounded_by_the_event_limit_not_by_t
     assert seen < 8 * page_bytes, seen  # a viewer that has seen them: one page of what follows
     events = storage.get_events(channel, draft_events.resume_id("large"), limit=34)
     assert [json.loads(event.data)["delta"] for event in events] == ["x" * 4096] * 8
+
+
+def expire_and_age(*call_ids: str, older: timedelta = draft_store.ENDED_KEPT_FOR) -> None:
+    """End the open drafts of ``call_ids`` (every one if none named) as expired, then age their ends by ``older``."""
+    drafts = Draft.objects.filter(call_id__in=call_ids) if call_ids else Draft.objects.all()
+    drafts.filter(outcome__isnull=True).update(touched_at=timezone.now() - timedelta(seconds=31))
+    draft_store.end_expired()
+    drafts.update(touched_at=timezone.now() - older - timedelta(seconds=1))
+
+
+def test_the_expiry_check_deletes_ended_drafts_after_a_while_and_the_counters_of_threads_left_with_none():
+    for number in range(40):  # one user, 40 drafts over 10 threads
+        DraftWriter(f"pile-{number % 10}", f"call_{number}", "update_document", actor="piler").feed('{"content": "x')
+    expire_and_age(older=timedelta(minutes=30))
+    assert draft_store.delete_ended() == 0  # ended half an hour ago: kept, a late piece is still refused
+    assert Draft.objects.count() == 40 and DraftCounter.objects.count() == 10
+    expire_and_age()
+    draft_store.delete_ended()
+    assert not Draft.objects.exists()
+    assert list(DraftCounter.objects.values_list("thread_id", flat=True)) == [DraftCounter.FLOOR]
+
+
+@pytest.mark.django_db(transaction=True)  # the storage gives its connection back after each read
+def test_a_threads_draft_ids_never_go_backwards_when_its_counter_is_deleted():
+    first = DraftWriter("again", "before", "update_document")
+    first.feed('{"content": "' + "a" * 50)
+    first.cancel()
+    known = draft_events.current_id("again")  # the last id a stream of the thread may hold
+    assert known > 0
+    expire_and_age()
+    draft_store.delete_ended()
+    assert not DraftCounter.objects.filter(thread_id="again").exists()
+    assert draft_events.current_id("again") == known  # the thread stands where it stood
+    assert not ThreadEventStorage().never_handed_out(draft_channel("again"), known)  # the stream may resume
+    DraftWriter("again", "after", "update_document").feed('{"content": "new')
+    events = draft_events.events_after("again", known)
+    assert [(event.type, json.loads(event.data)["delta"]) for event in events] == [("draft", "new")]
+    assert all(event.id > known for event in events)
+
+
+@override_settings(WORKSPACE_MAX_DRAFTS_PER_USER=2)
+def test_a_users_open_drafts_across_threads_are_bounded(api):
+    assert post_piece(api, "mine-1", "a", "{").status_code == 202
+    assert post_piece(api, "mine-2", "b", "{").status_code == 202
+    refused = post_piece(api, "mine-3", "c", "{")
+    assert refused.status_code == 429 and refused["Retry-After"]
+    assert "WORKSPACE_MAX_DRAFTS_PER_USER" in refused.json()["error"] and not refused.json()["success"]
+    assert not Draft.objects.filter(call_id="c").exists()  # nothing opened
+    assert DraftWriter("mine-3", "d", "update_document", actor="someone else").feed("{") == 1  # theirs are theirs
+    api.delete("/api/workspace/threads/mine-1/drafts/a/")
+    assert post_piece(api, "mine-3", "c", "{").status_code == 202
+
+
+@requires_postgresql
+@pytest.mark.django_db(transaction=True)
+@override_settings(WORKSPACE_MAX_DRAFTS_PER_USER=3)
+def test_a_users_cap_of_open_drafts_holds_when_first_pieces_on_other_threads_come_at_once():
+    def first_piece(number):
+        def send():
+            try:
+                return draft_store.add(f"race-{number}", "call", "update_document", '{"content": "', "racer")
+            except TooManyDrafts:
+                return "refused"
+
+        return send
+
+    results = run_concurrently([first_piece(number) for number in range(8)])
+    assert sorted(results, key=str) == [13, 13, 13, *["refused"] * 5]
+    assert Draft.objects.filter(actor="racer", outcome__isnull=True).count() == 3

@@ -20,7 +20,9 @@ import re
 from datetime import timedelta
 
 from django.conf import settings
-from django.db import connections, router, transaction
+from django.db import IntegrityError, connections, router, transaction
+from django.db.models import F, Value
+from django.db.models.functions import Greatest
 from django.utils import timezone
 
 from .conf import conf
@@ -36,6 +38,7 @@ logger = logging.getLogger(__name__)
 # The tools whose drafts viewers watch, and the text argument they see grow.
 TEXT_FIELDS = {"update_document": "content", "append_to_document": "text", "edit_document": "new_str"}
 ENDED_KEPT_FOR = timedelta(hours=1)  # an ended draft's row: late pieces are refused, not a new draft
+CLEANED_AT_ONCE = 1000  # ended drafts, and counters, one check deletes at most
 Outcome = Draft.Outcome
 
 
@@ -180,10 +183,36 @@ def cancel(thread_id: str, call_id: str, actor: str | None) -> bool:
         draft = Draft.objects.using(using).select_for_update().filter(thread_id=thread_id, call_id=call_id).first()
         if draft is None or draft.outcome is not None:
             return False
-        if draft.actor != actor:
-            raise DraftForbidden("this draft was opened by another user")
+        _check_same_call(draft, draft.tool, actor)
         _end(using, draft, Outcome.CANCELLED)
         return True
+
+
+def delete_ended() -> int:
+    """Delete the drafts that ended over ``ENDED_KEPT_FOR`` ago, and the
+    counters of threads with no draft left (at most ``CLEANED_AT_ONCE`` of
+    each); how many rows. A deleted counter raises the floor
+    (``DraftCounter.FLOOR``) to its last id, so the thread's ids never go back."""
+    using = router.db_for_write(Draft)
+    drafts = Draft.objects.using(using)
+    ended = drafts.filter(outcome__isnull=False, touched_at__lt=timezone.now() - ENDED_KEPT_FOR)
+    deleted, _ = drafts.filter(id__in=list(ended.values_list("id", flat=True)[:CLEANED_AT_ONCE])).delete()
+    counters = DraftCounter.objects.using(using).exclude(thread_id=DraftCounter.FLOOR)
+    for thread_id in counters.exclude(thread_id__in=drafts.values("thread_id")).values_list("thread_id", flat=True)[
+        :CLEANED_AT_ONCE
+    ]:
+        with transaction.atomic(using=using):
+            counter = counters.select_for_update().filter(thread_id=thread_id).first()
+            if counter is None or drafts.filter(thread_id=thread_id).exists():  # a draft opened meanwhile
+                continue
+            DraftCounter.objects.using(using).bulk_create(
+                [DraftCounter(thread_id=DraftCounter.FLOOR)], ignore_conflicts=True
+            )
+            floor = DraftCounter.objects.using(using).filter(thread_id=DraftCounter.FLOOR)
+            floor.update(last_id=Greatest(F("last_id"), Value(counter.last_id)))
+            counter.delete()
+            deleted += 1
+    return deleted
 
 
 def _open(using: str, thread_id: str, call_id: str, tool: str, actor: str | None) -> None:
@@ -194,14 +223,13 @@ def _open(using: str, thread_id: str, call_id: str, tool: str, actor: str | None
         drafts = Draft.objects.using(using).filter(thread_id=thread_id)
         if drafts.filter(call_id=call_id).exists():  # a first piece sent twice at once
             return
-        drafts.filter(outcome__isnull=False, touched_at__lt=timezone.now() - ENDED_KEPT_FOR).delete()
         if drafts.filter(outcome__isnull=True).count() >= conf.MAX_DRAFTS_PER_THREAD:
             raise TooManyDrafts(
                 f"thread {thread_id!r} has {conf.MAX_DRAFTS_PER_THREAD} open drafts, the most it may have; "
                 "end one (commit, cancel) or wait for one to expire"
             )
         version = WorkingDocument.objects.using(using).filter(thread_id=thread_id).values_list("version", flat=True)
-        Draft.objects.using(using).create(
+        draft = Draft(
             thread_id=thread_id,
             call_id=call_id,
             tool=tool,
@@ -211,6 +239,35 @@ def _open(using: str, thread_id: str, call_id: str, tool: str, actor: str | None
             opened_id=counter.last_id + 1,  # its first piece's id, or later
             touched_at=timezone.now(),
         )
+        _create_in_a_free_slot(using, draft)
+
+
+def _create_in_a_free_slot(using: str, draft: Draft) -> None:
+    """Create ``draft`` in a place of its user's that no open draft takes
+    (``Draft.slot``, unique among open drafts: two first pieces on other
+    threads at once cannot take the same one); TooManyDrafts when all
+    ``WORKSPACE_MAX_DRAFTS_PER_USER`` are taken. A draft with no user (a
+    Python caller's, ``actor=None``) takes none."""
+    if draft.actor is None:
+        draft.save(using=using)
+        return
+    places = conf.MAX_DRAFTS_PER_USER
+    open_drafts = Draft.objects.using(using).filter(actor=draft.actor, outcome__isnull=True, slot__isnull=False)
+    for _ in range(places):
+        taken = set(open_drafts.values_list("slot", flat=True))
+        draft.slot = next((slot for slot in range(places) if slot not in taken), None)
+        if draft.slot is None:
+            break
+        try:
+            with transaction.atomic(using=using):
+                draft.save(using=using)
+            return
+        except IntegrityError:  # another thread's first piece took it meanwhile: the next free one
+            draft.pk = None
+    raise TooManyDrafts(
+        f"you have {conf.MAX_DRAFTS_PER_USER} open drafts, the most one user may have "
+        "(WORKSPACE_MAX_DRAFTS_PER_USER); end one (commit, cancel) or wait for one to expire"
+    )
 
 
 def _check_same_call(draft: Draft, tool: str, actor: str | None) -> None:
@@ -268,7 +325,15 @@ def _end(using: str, draft: Draft, outcome: str, version: int | None = None) -> 
 
 
 def _locked_counter(using: str, thread_id: str) -> DraftCounter:
-    counter, _ = DraftCounter.objects.using(using).select_for_update().get_or_create(thread_id=thread_id)
+    """The thread's counter, locked; a new one starts at the floor (``DraftCounter.FLOOR``),
+    read once the lock is had: a counter deleted meanwhile has raised it."""
+    counters = DraftCounter.objects.using(using).select_for_update()
+    counter = counters.filter(thread_id=thread_id).first()
+    if counter is None:
+        start = DraftCounter.newest_id(thread_id, using)
+        new = DraftCounter(thread_id=thread_id, last_id=start, published_id=start)
+        DraftCounter.objects.using(using).bulk_create([new], ignore_conflicts=True)  # or another's, just made
+        counter = counters.get(thread_id=thread_id)
     return counter
 
 

@@ -64,8 +64,8 @@ def is_partial(events: list[Event]) -> bool:
 
 
 def current_id(thread_id: str) -> int:
-    """The newest draft event id of the thread (0: it never had a draft)."""
-    return DraftCounter.objects.filter(thread_id=thread_id).values_list("last_id", flat=True).first() or 0
+    """The newest draft event id of the thread (``DraftCounter.newest_id``: never lower than one it gave)."""
+    return DraftCounter.newest_id(thread_id)
 
 
 def resume_id(thread_id: str) -> int:
