@@ -206,6 +206,8 @@ if os.environ.get("WORKSPACE_DRAFT_TIMEOUT"):
     WORKSPACE_DRAFT_TIMEOUT = int(os.environ["WORKSPACE_DRAFT_TIMEOUT"])
 if os.environ.get("WORKSPACE_MAX_DRAFTS_PER_THREAD"):
     WORKSPACE_MAX_DRAFTS_PER_THREAD = int(os.environ["WORKSPACE_MAX_DRAFTS_PER_THREAD"])
+if os.environ.get("WORKSPACE_MAX_DRAFTS_PER_USER"):
+    WORKSPACE_MAX_DRAFTS_PER_USER = int(os.environ["WORKSPACE_MAX_DRAFTS_PER_USER"])
 LOGIN_URL = "workspace_panel:login"  # the panel's own sign-in page, for every user (the admin's admits staff only)
 
 # Live events: one channel per thread, stored so that a reconnecting browser

@@ -104,6 +104,15 @@ def test_max_streams_per_user_must_be_a_positive_integer(value):
         assert set(workspace_messages()) == {"workspace.E012"}
 
 
+@pytest.mark.parametrize("value", [0, -1, "100", None, True])
+def test_max_drafts_per_user_must_be_a_positive_integer(value):
+    with override_settings(WORKSPACE_MAX_DRAFTS_PER_USER=value):
+        messages = workspace_messages()
+    assert set(messages) == {"workspace.E021"}
+    assert "WORKSPACE_MAX_DRAFTS_PER_USER must be a positive integer" in messages["workspace.E021"].msg
+    assert "one user may have open at once" in messages["workspace.E021"].hint
+
+
 GRIP_MIDDLEWARE = "django_grip.GripMiddleware"
 
 

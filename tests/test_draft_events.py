@@ -1,4 +1,4 @@
-"""Live drafts on the thread's stream (SPEC 9), through real server processes:
+"""Live drafts on the thread's stream, through real server processes:
 uvicorn holding the streams, and Pushpin holding them in front of gunicorn;
 and one draft's pieces sent alternately to two processes joined by Redis."""
 
@@ -131,6 +131,22 @@ def test_several_drafts_of_a_thread_each_in_order(server, token):
         assert data["offset"] == len(shown[data["call_id"]])
         shown[data["call_id"]] += data["delta"]
     stream.close()
+
+
+@pytest.mark.parametrize("kind", ["uvicorn", "pushpin"], ids=["uvicorn", "through Pushpin"])
+def test_a_piece_of_many_events_reaches_every_viewer_whole_in_order(django_db_setup, token, kind):
+    server = start_stream_server(kind, WORKSPACE_EVENT_MAX_CHARS="1000")
+    try:
+        stream = subscribe(server, token, "live-long")
+        send(server, token, "live-long", "long", '{"content": "start ')
+        follow(stream, "long", "start ")
+        big = "".join(f"{n:05d} " for n in range(20_000))  # 120,000 characters: 120 events, pages of 33 and less
+        send(server, token, "live-long", "long", big)
+        send(server, token, "live-long", "long", "end")
+        follow(stream, "long", "start " + big + "end", "start ", timeout=60)
+        stream.close()
+    finally:
+        server.stop()
 
 
 def test_drafts_expire_on_the_server_after_the_timeout(django_db_setup, token):

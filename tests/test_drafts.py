@@ -1,8 +1,9 @@
-"""Live drafts over HTTP and from Python (SPEC 9): the protocol, its bounds,
+"""Live drafts over HTTP and from Python: the protocol, its bounds,
 how a draft ends, and that drafts never become history. What viewers see
 of them on the stream is in ``test_draft_events.py``."""
 
 import json
+import tracemalloc
 from datetime import timedelta
 
 import pytest
@@ -12,10 +13,13 @@ from django.utils import timezone
 from workspace import draft_store
 from workspace.drafts import DraftWriter
 from workspace.events import drafts as draft_events
-from workspace.models import Draft, DraftPiece, Revision
+from workspace.events.channels import draft_channel
+from workspace.events.storage import ThreadEventStorage
+from workspace.exceptions import TooManyDrafts
+from workspace.models import Draft, DraftCounter, DraftPiece, Revision
 from workspace.tools import DocumentTools
 
-from .conftest import call_tool, stored
+from .conftest import call_tool, requires_postgresql, run_concurrently, stored
 
 pytestmark = pytest.mark.django_db
 WHY = "Testing live drafts."
@@ -206,3 +210,208 @@ def test_a_reader_may_not_send_drafts(api):
     assert answer.status_code == 403 and "read this thread but not change it" in answer.json()["error"]
     assert api.delete("/api/workspace/threads/t15/drafts/c/").status_code == 403
     assert not Draft.objects.exists()
+
+
+def owner_writes_others_read(user, thread_id, action):
+    return action == "read" or user.get_username() == "agent-owner"
+
+
+def client_of(django_user_model, username):
+    from rest_framework.authtoken.models import Token
+    from rest_framework.test import APIClient
+
+    client = APIClient()
+    user = django_user_model.objects.create_user(username)
+    client.credentials(HTTP_AUTHORIZATION=f"Token {Token.objects.create(user=user).key}")
+    return client
+
+
+def assert_still_open(api, thread_id, call_id):
+    """The draft is as it was: open, and its own user's next piece is taken."""
+    draft = Draft.objects.get(thread_id=thread_id, call_id=call_id)
+    assert (draft.outcome, draft.version, draft.ended_id) == (None, None, None)
+    assert post_piece(api, thread_id, call_id, " more").status_code == 202
+
+
+@override_settings(WORKSPACE_ACCESS_POLICY="tests.test_drafts.owner_writes_others_read")
+def test_a_reader_naming_another_users_draft_in_a_read_is_refused_and_the_draft_stays(api, django_user_model):
+    post_piece(api, "own1", "alices", '{"content": "half')
+    reader = client_of(django_user_model, "reader")
+    answer = call_tool(reader, "own1", "read_document", {"action_and_reasoning": WHY}, **{"Draft-Id": "alices"})
+    assert answer.status_code == 400 and "only reads" in answer.json()["error"]
+    assert_still_open(api, "own1", "alices")
+
+
+def test_a_writer_naming_another_users_draft_is_refused_and_changes_nothing(api, django_user_model):
+    post_piece(api, "own2", "alices", '{"content": "half')
+    other = client_of(django_user_model, "other")
+    arguments = {"content": "not yours\n", "action_and_reasoning": WHY}
+    answer = call_tool(other, "own2", "update_document", arguments, **{"Draft-Id": "alices"})
+    assert answer.status_code == 403 and "opened by another user" in answer.json()["error"]
+    assert stored("own2") is None
+    failing = call_tool(other, "own2", "update_document", {"content": "x"}, **{"Draft-Id": "alices"})  # no reason
+    assert failing.status_code == 403  # refused before it runs: its failure ends nothing either
+    assert_still_open(api, "own2", "alices")
+
+
+def test_the_drafts_own_user_may_not_end_it_with_a_read_or_another_tool(api):
+    post_piece(api, "own3", "mine", '{"content": "half')
+    read = call_tool(api, "own3", "read_document", {"action_and_reasoning": WHY}, **{"Draft-Id": "mine"})
+    assert read.status_code == 400 and "only reads" in read.json()["error"]
+    arguments = {"text": "appended\n", "action_and_reasoning": WHY}
+    other_tool = call_tool(api, "own3", "append_to_document", arguments, **{"Draft-Id": "mine"})
+    assert other_tool.status_code == 400
+    assert "is of update_document, not append_to_document" in other_tool.json()["error"]
+    assert stored("own3") is None
+    assert_still_open(api, "own3", "mine")
+
+
+def test_in_python_a_call_ends_only_its_own_users_draft(api):
+    post_piece(api, "own4", "alices", '{"content": "half')
+    tools = DocumentTools("own4", actor="someone else", draft_id="alices")
+    refused = tools.update_document(content="x\n", action_and_reasoning=WHY)
+    assert not refused["success"] and "opened by another user" in refused["error"]
+    assert not DocumentTools("own4", actor="agent-owner", draft_id="alices").read_document(action_and_reasoning=WHY)[
+        "success"
+    ]
+    assert stored("own4") is None
+    assert not draft_store.end_call("own4", "alices", "update_document", "someone else", draft_store.Outcome.FAILED)
+    assert_still_open(api, "own4", "alices")
+    done = DocumentTools("own4", actor="agent-owner", draft_id="alices").update_document(
+        content="x\n", action_and_reasoning=WHY
+    )
+    assert done["success"] and Draft.objects.get(call_id="alices").outcome == "committed"
+
+
+def read_like_a_stream(thread_id: str, last_id: int, texts: dict[str, str] | None = None) -> dict[str, str]:
+    """Each draft's text as a stream at ``last_id`` rebuilds it, read after read
+    of the storage as django-eventstream reads it (34 asked, 33 kept and the
+    rest read again after the last one kept), asserting each event starts
+    where its text ends."""
+    texts = dict(texts or {})
+    while True:
+        events = ThreadEventStorage().get_events(draft_channel(thread_id), last_id, limit=34)
+        more = len(events) >= 34 or draft_events.is_partial(events)
+        for event in events[:33]:
+            data = json.loads(event.data)
+            if event.type == "draft":
+                assert data["offset"] == len(texts.get(data["call_id"], "")), (data["offset"], data["call_id"])
+                texts[data["call_id"]] = texts.get(data["call_id"], "") + data["delta"]
+            last_id = event.id
+        if not more:
+            return texts
+
+
+@pytest.mark.django_db(transaction=True)  # the storage gives its connection back after each read
+@override_settings(WORKSPACE_EVENT_MAX_CHARS=100)
+def test_every_character_of_a_piece_longer_than_a_page_of_events_reaches_a_reader_in_order():
+    first, second = DraftWriter("long1", "a", "update_document"), DraftWriter("long1", "b", "append_to_document")
+    first.feed('{"content": "start ')
+    second.feed('{"text": "other ')
+    seen = read_like_a_stream("long1", 0)
+    assert seen == {"a": "start ", "b": "other "}
+    at = draft_events.current_id("long1")
+    big = "".join(f"{n:05d} " for n in range(2_000))  # 12,000 characters: 120 events of 100
+    first.feed(big)
+    second.feed("x" * 50)
+    first.feed("end")
+    assert read_like_a_stream("long1", at, seen) == {"a": "start " + big + "end", "b": "other " + "x" * 50}
+    assert DraftPiece.objects.filter(draft__call_id="a").count() == 1 + 120 + 1  # each row is one event
+
+
+def read_peak(read) -> int:
+    """The most bytes Python held at once while ``read()`` ran, beyond what it held before."""
+    tracemalloc.start()
+    try:
+        read()
+        return tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+
+
+@pytest.mark.django_db(transaction=True)
+@override_settings(WORKSPACE_EVENT_MAX_CHARS=4096)
+def test_a_read_of_large_drafts_costs_memory_bounded_by_the_event_limit_not_by_the_drafts():
+    channel, storage = draft_channel("large"), ThreadEventStorage()
+    writers = [DraftWriter("large", f"call_{n}", "update_document") for n in range(8)]
+    for writer in writers:
+        writer.feed('{"content": "')
+    seen_at = draft_events.current_id("large")
+    for writer in writers:
+        writer.feed("x" * 1_000_000)  # 8 MB of drafts
+    page_bytes = draft_events.PAGE_FACTOR * 4096
+    opening = read_peak(lambda: storage.get_events(channel, draft_events.resume_id("large"), limit=34))
+    assert opening < 8 * page_bytes, opening  # a new viewer: each draft's opening, cut
+    seen = read_peak(lambda: storage.get_events(channel, seen_at, limit=34))
+    assert seen < 8 * page_bytes, seen  # a viewer that has seen them: one page of what follows
+    events = storage.get_events(channel, draft_events.resume_id("large"), limit=34)
+    assert [json.loads(event.data)["delta"] for event in events] == ["x" * 4096] * 8
+
+
+def expire_and_age(*call_ids: str, older: timedelta = draft_store.ENDED_KEPT_FOR) -> None:
+    """End the open drafts of ``call_ids`` (every one if none named) as expired, then age their ends by ``older``."""
+    drafts = Draft.objects.filter(call_id__in=call_ids) if call_ids else Draft.objects.all()
+    drafts.filter(outcome__isnull=True).update(touched_at=timezone.now() - timedelta(seconds=31))
+    draft_store.end_expired()
+    drafts.update(touched_at=timezone.now() - older - timedelta(seconds=1))
+
+
+def test_the_expiry_check_deletes_ended_drafts_after_a_while_and_the_counters_of_threads_left_with_none():
+    for number in range(40):  # one user, 40 drafts over 10 threads
+        DraftWriter(f"pile-{number % 10}", f"call_{number}", "update_document", actor="piler").feed('{"content": "x')
+    expire_and_age(older=timedelta(minutes=30))
+    assert draft_store.delete_ended() == 0  # ended half an hour ago: kept, a late piece is still refused
+    assert Draft.objects.count() == 40 and DraftCounter.objects.count() == 10
+    expire_and_age()
+    draft_store.delete_ended()
+    assert not Draft.objects.exists()
+    assert list(DraftCounter.objects.values_list("thread_id", flat=True)) == [DraftCounter.FLOOR]
+
+
+@pytest.mark.django_db(transaction=True)  # the storage gives its connection back after each read
+def test_a_threads_draft_ids_never_go_backwards_when_its_counter_is_deleted():
+    first = DraftWriter("again", "before", "update_document")
+    first.feed('{"content": "' + "a" * 50)
+    first.cancel()
+    known = draft_events.current_id("again")  # the last id a stream of the thread may hold
+    assert known > 0
+    expire_and_age()
+    draft_store.delete_ended()
+    assert not DraftCounter.objects.filter(thread_id="again").exists()
+    assert draft_events.current_id("again") == known  # the thread stands where it stood
+    assert not ThreadEventStorage().never_handed_out(draft_channel("again"), known)  # the stream may resume
+    DraftWriter("again", "after", "update_document").feed('{"content": "new')
+    events = draft_events.events_after("again", known)
+    assert [(event.type, json.loads(event.data)["delta"]) for event in events] == [("draft", "new")]
+    assert all(event.id > known for event in events)
+
+
+@override_settings(WORKSPACE_MAX_DRAFTS_PER_USER=2)
+def test_a_users_open_drafts_across_threads_are_bounded(api):
+    assert post_piece(api, "mine-1", "a", "{").status_code == 202
+    assert post_piece(api, "mine-2", "b", "{").status_code == 202
+    refused = post_piece(api, "mine-3", "c", "{")
+    assert refused.status_code == 429 and refused["Retry-After"]
+    assert "WORKSPACE_MAX_DRAFTS_PER_USER" in refused.json()["error"] and not refused.json()["success"]
+    assert not Draft.objects.filter(call_id="c").exists()  # nothing opened
+    assert DraftWriter("mine-3", "d", "update_document", actor="someone else").feed("{") == 1  # theirs are theirs
+    api.delete("/api/workspace/threads/mine-1/drafts/a/")
+    assert post_piece(api, "mine-3", "c", "{").status_code == 202
+
+
+@requires_postgresql
+@pytest.mark.django_db(transaction=True)
+@override_settings(WORKSPACE_MAX_DRAFTS_PER_USER=3)
+def test_a_users_cap_of_open_drafts_holds_when_first_pieces_on_other_threads_come_at_once():
+    def first_piece(number):
+        def send():
+            try:
+                return draft_store.add(f"race-{number}", "call", "update_document", '{"content": "', "racer")
+            except TooManyDrafts:
+                return "refused"
+
+        return send
+
+    results = run_concurrently([first_piece(number) for number in range(8)])
+    assert sorted(results, key=str) == [13, 13, 13, *["refused"] * 5]
+    assert Draft.objects.filter(actor="racer", outcome__isnull=True).count() == 3

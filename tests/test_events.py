@@ -568,23 +568,29 @@ def test_the_stream_limit_holds_across_processes_with_redis(token, redis):
         other.stop()
 
 
-@pytest.mark.parametrize("command", [Server.UVICORN, Server.GUNICORN], ids=["uvicorn", "gunicorn"])
-def test_a_chunked_body_is_read_within_the_same_size_limit(token, command):
+def send_chunked(server, token, method, path, chunks, **headers):
+    """``chunks`` as a body sent with Transfer-Encoding: chunked (no Content-Length); the status and JSON answer."""
     import http.client
 
+    connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
+    connection.request(
+        method,
+        path,
+        body=iter(chunks),
+        headers={"Authorization": f"Token {token}", "Content-Type": "application/json", **headers},
+        encode_chunked=True,
+    )
+    response = connection.getresponse()
+    answer = response.read()
+    return response.status, json.loads(answer) if answer else None
+
+
+@pytest.mark.parametrize("command", [Server.UVICORN, Server.GUNICORN], ids=["uvicorn", "gunicorn"])
+def test_a_chunked_body_is_read_within_the_same_size_limit(token, command):
     server = Server(command=command)
 
     def post_chunked(chunks):
-        connection = http.client.HTTPConnection("127.0.0.1", server.port, timeout=30)
-        connection.request(
-            "POST",
-            "/api/workspace/threads/chunked/tools/append_to_document/",
-            body=iter(chunks),
-            headers={"Authorization": f"Token {token}", "Content-Type": "application/json"},
-            encode_chunked=True,
-        )
-        response = connection.getresponse()
-        return response.status, json.loads(response.read())
+        return send_chunked(server, token, "POST", "/api/workspace/threads/chunked/tools/append_to_document/", chunks)
 
     try:
         body = json.dumps({"text": "sent in chunks", "action_and_reasoning": WHY}).encode()
@@ -596,6 +602,28 @@ def test_a_chunked_body_is_read_within_the_same_size_limit(token, command):
         status, envelope = post_chunked(too_big)
         assert status == 400 and "larger than this server accepts" in envelope["error"]
         assert stored("chunked")["content"] == "sent in chunks"
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("command", [Server.UVICORN, Server.GUNICORN], ids=["uvicorn", "gunicorn"])
+def test_every_endpoint_that_reads_a_json_body_takes_it_chunked(token, command):
+    server = Server(command=command)
+    threads = "/api/workspace/threads/chunked-all"
+
+    def chunked(method, path, body, **headers):
+        data = json.dumps(body).encode()
+        return send_chunked(server, token, method, threads + path, [data[:7], data[7:]], **headers)
+
+    try:
+        piece = {"tool": "update_document", "delta": '{"content": "draft'}
+        assert chunked("POST", "/drafts/c1/", piece) == (202, {"call_id": "c1", "received": 18})
+        call = {"content": "draft\n", "action_and_reasoning": WHY}
+        status, envelope = chunked("POST", "/tools/update_document/", call, **{"Draft-Id": "c1"})
+        assert (status, envelope["success"]) == (200, True)
+        edit = {"content": "a person's edit\n"}
+        status, document = chunked("PUT", "/document/", edit, **{"If-Match": '"1"'})
+        assert (status, document["content"], document["version"]) == (200, "a person's edit\n", 2)
     finally:
         server.stop()
 

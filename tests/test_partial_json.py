@@ -1,6 +1,7 @@
 """Reading a live draft's field out of a tool call's JSON arguments as they arrive in pieces."""
 
 import json
+import tracemalloc
 
 import pytest
 from hypothesis import given, settings
@@ -192,6 +193,32 @@ def test_a_megabyte_delta_comes_out_whole():
 
     assert read_whole(json.dumps({"content": content}))[0] == content
     assert read_whole(json.dumps({"content": content}, ensure_ascii=False))[0] == content
+
+
+@pytest.mark.parametrize("content", ["\u00e9" * 200_000, "a\n" * 100_000, '"q" \\ ' * 30_000, "\U0001f600" * 50_000])
+def test_a_long_escaped_delta_is_read_in_memory_linear_in_its_length(content):
+    """A piece of 13 MB (a document of a million characters, escaped) is read
+    without the worker's memory growing by many times its size."""
+    arguments = json.dumps({"content": content})
+    reader = FieldReader("content")
+    tracemalloc.start()
+    try:
+        progress = reader.feed(arguments)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert progress.text == content
+    assert peak < 4 * len(arguments), (peak, len(arguments))
+
+
+@pytest.mark.parametrize(
+    ("fault", "what"), [("\\x", "invalid escape"), ("\\udc00", "lone surrogate"), ("\t", r"U\+0009")]
+)
+def test_a_fault_after_a_long_valid_run_is_found_where_it_is(fault, what):
+    arguments = '{"content": "' + "caf\\u00e9 \\n" * 10_000 + fault + '"}'
+    with pytest.raises(ArgumentsNotJSON, match=what) as raised:
+        FieldReader("content").feed(arguments)
+    assert raised.value.offset == arguments.index(fault)
 
 
 # What is not JSON fails with the fault and where it shows, counted from the start of the arguments.

@@ -40,7 +40,7 @@ class CallOptions:
     ``If-Match``, ``Idempotency-Key``, ``Draft-Id``); in Python from the collection's keywords.
     ``expected_version`` may be given as a version number: it is kept as
     ``ExpectedVersions``. ``draft_id``: the live draft this call ends
-    (``committed`` with its change, ``failed`` otherwise; SPEC 9)."""
+    (``committed`` with its change, ``failed`` otherwise)."""
 
     actor: str | None = None
     expected_version: ExpectedVersions | int | None = None

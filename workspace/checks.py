@@ -150,6 +150,13 @@ INTEGER_SETTINGS = [
         "Set it to the drafts one thread may have open at once, e.g. 8.",
         "workspace.E020",
     ),
+    IntegerSetting(
+        "WORKSPACE_MAX_DRAFTS_PER_USER",
+        1,
+        False,
+        "Set it to the drafts one user may have open at once, across threads, e.g. 100.",
+        "workspace.E021",
+    ),
 ]
 
 

@@ -17,6 +17,7 @@ DEFAULTS: dict[str, Any] = {
     "WORKSPACE_MCP_MAX_SESSIONS_PER_USER": 100,
     "WORKSPACE_DRAFT_TIMEOUT": 30,
     "WORKSPACE_MAX_DRAFTS_PER_THREAD": 8,
+    "WORKSPACE_MAX_DRAFTS_PER_USER": 100,
     "WORKSPACE_RATE_DRAFTS": "6000/min",
 }
 
@@ -78,6 +79,9 @@ class Settings:
 
     MAX_DRAFTS_PER_THREAD = Setting[int]("WORKSPACE_MAX_DRAFTS_PER_THREAD")
     """Drafts one thread may have open at once; one more is refused (429)."""
+
+    MAX_DRAFTS_PER_USER = Setting[int]("WORKSPACE_MAX_DRAFTS_PER_USER")
+    """Drafts one user may have open at once, across threads and processes; one more is refused (429)."""
 
     RATE_DRAFTS = Setting[str | None]("WORKSPACE_RATE_DRAFTS")
     """Pieces of drafts per user, in DRF's notation (``6000/min``); None: no limit."""

@@ -1,8 +1,10 @@
-"""Drafts nobody writes to any more end as ``expired`` (``WORKSPACE_DRAFT_TIMEOUT``).
+"""Drafts nobody writes to any more end as ``expired`` (``WORKSPACE_DRAFT_TIMEOUT``),
+and ended drafts are deleted after a while.
 
 One daemon thread per server process checks every few seconds
 (``draft_store.end_expired``: each draft is ended once, under its row lock,
-whichever process gets there first). The ASGI entry (``workspace.asgi``)
+whichever process gets there first; then ``draft_store.delete_ended``: the
+drafts ended an hour ago, and the counters of threads with no draft left). The ASGI entry (``workspace.asgi``)
 starts it in the process that builds the application, and the drafts
 endpoint in a process (a WSGI worker, say) at its first piece.
 It holds no database connection between checks.
@@ -46,7 +48,8 @@ def _run() -> None:
         time.sleep(check_interval())
         try:
             draft_store.end_expired()
+            draft_store.delete_ended()
         except Exception:
-            logger.warning("could not end the expired drafts; trying again", exc_info=True)
+            logger.warning("could not end the expired drafts or delete the ended ones; trying again", exc_info=True)
         finally:
             connections.close_all()  # this thread's own connections

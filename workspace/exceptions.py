@@ -177,4 +177,5 @@ class DraftTooLarge(WorkspaceError, ValueError, code="draft_too_large"):
 
 
 class TooManyDrafts(WorkspaceError, status=429, code="too_many_drafts", retry_after=5):
-    """A thread at ``WORKSPACE_MAX_DRAFTS_PER_THREAD`` open drafts."""
+    """A thread at ``WORKSPACE_MAX_DRAFTS_PER_THREAD`` open drafts, or a user at
+    ``WORKSPACE_MAX_DRAFTS_PER_USER``."""

@@ -136,14 +136,31 @@ class IdempotencyRecord(models.Model):
 
 
 class DraftCounter(models.Model):
-    """The event ids of one thread's drafts (SPEC 9): each piece of text and
-    each end takes the next id under this row's lock, so the ids commit in
-    order. ``published_id``: the last id a process claimed to publish to
-    Pushpin (each range is published once)."""
+    """The event ids of one thread's drafts: each row of text
+    (``DraftPiece``) and each end takes the next id under this row's lock,
+    so the ids commit in order. ``published_id``: the last id a process
+    claimed to publish to Pushpin (each range is published once).
+
+    A thread's counter is deleted once the thread has no draft left
+    (``draft_store.delete_ended``), and the row of thread id ``FLOOR`` (no
+    thread's: a thread id is never empty) keeps the highest id any deleted
+    counter reached. A thread with no counter stands at the floor, and a new
+    counter starts there: a thread's ids never go backwards, so a stream (or
+    Pushpin) that knows id N never misses a later draft as already seen."""
+
+    FLOOR = ""
 
     thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH, unique=True)
     last_id = models.PositiveBigIntegerField(default=0)
     published_id = models.PositiveBigIntegerField(default=0)
+
+    @classmethod
+    def newest_id(cls, thread_id: str, using: str | None = None) -> int:
+        """The thread's newest draft event id: its counter's, else the floor (0 before any)."""
+        ids: dict[str, int] = dict(
+            cls.objects.using(using).filter(thread_id__in=[thread_id, cls.FLOOR]).values_list("thread_id", "last_id")
+        )
+        return ids.get(thread_id, ids.get(cls.FLOOR, 0))
 
 
 class Draft(models.Model):
@@ -175,9 +192,17 @@ class Draft(models.Model):
     outcome = models.CharField(max_length=16, choices=Outcome.choices, null=True, blank=True)
     ended_id = models.PositiveBigIntegerField(null=True, blank=True)
     version = models.PositiveIntegerField(null=True, blank=True, help_text="The version a committed call made.")
+    # Which of its WORKSPACE_MAX_DRAFTS_PER_USER places the draft takes among its
+    # user's open drafts: one open draft a place, whichever thread or process opens it.
+    slot = models.PositiveIntegerField(null=True, blank=True, help_text="Its place among its user's open drafts.")
 
     class Meta:
-        constraints = [models.UniqueConstraint(fields=["thread_id", "call_id"], name="workspace_draft_unique_call")]
+        constraints = [
+            models.UniqueConstraint(fields=["thread_id", "call_id"], name="workspace_draft_unique_call"),
+            models.UniqueConstraint(
+                fields=["actor", "slot"], condition=models.Q(outcome__isnull=True), name="workspace_draft_user_slot"
+            ),
+        ]
         indexes = [
             models.Index(fields=["outcome", "touched_at"], name="workspace_draft_due"),
             models.Index(fields=["thread_id", "ended_id"], name="workspace_draft_ended"),
@@ -188,15 +213,22 @@ class Draft(models.Model):
 
 
 class DraftPiece(models.Model):
-    """Characters a piece of a draft added to its text, at ``offset``; one row
-    per piece, so that a piece costs the same at the start of a long draft as
-    at its end (appending to one text column rewrites it whole)."""
+    """Characters a piece of a draft added to its text, at ``offset``, under
+    its own event id: one row per piece, or several for a piece longer than
+    ``WORKSPACE_EVENT_MAX_CHARS`` (each row at most that long), so that a
+    piece costs the same at the start of a long draft as at its end
+    (appending to one text column rewrites it whole), and a read of the
+    drafts channel takes a bounded page of rows. Within a draft, offsets rise
+    with event ids."""
 
-    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="pieces")
-    thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH)
+    # Its index is the first column of the two below.
+    draft = models.ForeignKey(Draft, on_delete=models.CASCADE, related_name="pieces", db_index=False)
     event_id = models.PositiveBigIntegerField()
     offset = models.PositiveBigIntegerField()
     text = models.TextField()
 
     class Meta:
-        indexes = [models.Index(fields=["thread_id", "event_id"], name="workspace_draftpiece_after")]
+        indexes = [
+            models.Index(fields=["draft", "event_id"], name="workspace_draftpiece_after"),  # what follows an id
+            models.Index(fields=["draft", "offset"], name="workspace_draftpiece_opening"),  # a draft's first text
+        ]

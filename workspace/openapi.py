@@ -101,9 +101,10 @@ IDEMPOTENCY_KEY = OpenApiParameter(
 VERSION = {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}
 
 TOOL_CALL_FAILURES = {
-    400: "The input is at fault: bad thread id, arguments, body, If-Match or Idempotency-Key.",
+    400: "The input is at fault: bad thread id, arguments, body, If-Match, Idempotency-Key or Draft-Id "
+    "(a read with one, or a call of another tool than the draft's).",
     401: "No valid credentials.",
-    403: "The access policy refuses this thread.",
+    403: "The access policy refuses this thread; or Draft-Id names another user's draft.",
     404: "No such tool.",
     405: "Another method than POST.",
     409: "A call with this Idempotency-Key still runs; or the document was deleted while this call wrote it.",

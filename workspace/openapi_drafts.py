@@ -17,7 +17,7 @@ DRAFT_ID = OpenApiParameter(
     CALL_ID,
     OpenApiParameter.HEADER,
     description="The call id of the live draft of this call: it ends as committed with the call's change, "
-    "or failed if the call fails.",
+    "or failed if the call fails. Only for a call of the draft's own tool by the draft's own user.",
 )
 PIECE = {
     "type": "object",
@@ -46,8 +46,8 @@ DRAFT_FAILURES = {
     403: "The access policy does not let this user write the thread; or the draft is another user's.",
     404: "No open draft of that call id (DELETE).",
     409: "The draft has ended: a new call needs a new call id.",
-    429: "Over the rate of drafts' pieces, or the thread has WORKSPACE_MAX_DRAFTS_PER_THREAD open drafts; "
-    "see Retry-After.",
+    429: "Over the rate of drafts' pieces, or the thread has WORKSPACE_MAX_DRAFTS_PER_THREAD open drafts, "
+    "or the user WORKSPACE_MAX_DRAFTS_PER_USER; see Retry-After.",
     500: "The server is at fault.",
     503: "The database is unavailable or busy; retry after Retry-After.",
 }

@@ -3,9 +3,12 @@
 An agent's runtime forwards a call's arguments as the model writes them, a
 delta at a time (``{"content": "# Ti``, then ``tle\\n\\u00``, then
 ``e9 more", "title": "Pl``...). ``FieldReader`` is a JSON state machine fed
-those deltas: each ``feed`` costs time linear in its delta and gives the new
-decoded characters of one top-level string field (the live draft), and the
-whole value of a few short string fields (``title``) once each is complete.
+those deltas: each ``feed`` costs time and memory linear in its delta and
+gives the new decoded characters of one top-level string field (the live
+draft), and the whole value of a few short string fields (``title``) once
+each is complete. A string's body is read at once where it can be
+(``json_strings``); only what that cannot take (an escape cut by the delta's
+end, a fault, to say exactly where it is) goes character by character.
 Its ``state()`` is a small dict of JSON values that another process resumes
 from; it never holds the streamed field's text, only bounded buffers: a
 top-level key (``KEY_LIMIT``), a completing field's value
@@ -37,6 +40,7 @@ import re
 from dataclasses import dataclass, field
 
 from workspace.exceptions import InvalidArguments
+from workspace.json_strings import decode_string_body
 
 STATE_VERSION = 1
 KEY_LIMIT = 256  # characters of a top-level key kept to match the fields; longer keys match none
@@ -268,6 +272,13 @@ class FieldReader:
     def _read_string(self, delta: str, position: int, parts: list[str], completed: dict[str, str]) -> int:
         if self._escape:
             return self._read_escape(delta, position, parts)
+        taken, text = decode_string_body(delta, position)
+        if taken > position:
+            if self._role not in ("skip", "nested_key"):
+                self._keep(text, parts)
+            return taken
+        # What the fast way did not take, character by character: an escape cut by the delta's end,
+        # a high surrogate whose low half may come next, the closing quote, or a fault, found exactly.
         if run := _RUN.match(delta, position):
             if self._role not in ("skip", "nested_key"):
                 chunk = run.group()

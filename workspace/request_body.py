@@ -1,5 +1,6 @@
-"""The body of a tool call: sized when sent chunked, read as the JSON object
-of the tool's arguments, bounded by DATA_UPLOAD_MAX_MEMORY_SIZE."""
+"""The body of a request to the API: sized when sent chunked (every view does
+it first, ``view_defaults.WorkspaceView``), read as the JSON object of a
+tool's arguments (or of an endpoint's fields), bounded by DATA_UPLOAD_MAX_MEMORY_SIZE."""
 
 import io
 

@@ -5,6 +5,7 @@ the envelope, and the access policy for a thread's endpoints."""
 from collections.abc import Callable, Iterable
 from typing import Any
 
+from django.http import HttpRequest
 from rest_framework import permissions
 from rest_framework.negotiation import BaseContentNegotiation
 from rest_framework.parsers import BaseParser, JSONParser
@@ -14,6 +15,7 @@ from rest_framework.views import APIView, exception_handler
 
 from .access import can_access
 from .failures import FailuresAsEnvelope
+from .request_body import size_chunked_body
 from .validation import validate_thread_id
 
 
@@ -79,8 +81,14 @@ class AppOwnDefaults(APIView):
 
 # The base of the app's API views; left out of schema generators other than
 # the app's own (workspace.openapi), which alone documents these endpoints.
+# Every view sizes a body sent chunked (no Content-Length) before DRF reads it,
+# so that each endpoint that reads a JSON body takes one the same way.
 class WorkspaceView(AppOwnDefaults, FailuresAsEnvelope):
     parser_classes = [JSONParser]
     renderer_classes = [JSONRenderer]
     content_negotiation_class = JSONOnly
     schema = None
+
+    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
+        size_chunked_body(request)
+        return super().initialize_request(request, *args, **kwargs)

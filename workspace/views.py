@@ -24,7 +24,7 @@ from .exceptions import DraftNotFound, InvalidArguments
 from .models import Revision, WorkingDocument
 from .preconditions import parse_draft_id, parse_idempotency_key, parse_if_match
 from .repository import WorkspaceRepository
-from .request_body import size_chunked_body, tool_arguments
+from .request_body import tool_arguments
 from .throttling import DraftRateThrottle, ReadRateThrottle, WriteRateThrottle
 from .tools.arguments import shorten
 from .tools.envelope import failure_envelope
@@ -70,10 +70,6 @@ class ToolCallView(WorkspaceView):
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [WriteRateThrottle]
 
-    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
-        size_chunked_body(request)
-        return super().initialize_request(request, *args, **kwargs)
-
     def may_write(self) -> bool:
         tool = registered_tools().get(self.kwargs["name"])
         return tool is None or not tool.spec.read_only
@@ -102,10 +98,6 @@ class DocumentView(WorkspaceView):
 
     def get_throttles(self) -> list[Any]:
         return [WriteRateThrottle()] if self.may_write() else super().get_throttles()
-
-    def initialize_request(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Request:
-        size_chunked_body(request)
-        return super().initialize_request(request, *args, **kwargs)
 
     class OutputSerializer(serializers.ModelSerializer):
         # ISO 8601 whatever the host's DATETIME_FORMAT
@@ -178,7 +170,7 @@ class RevisionRestoreView(WorkspaceView):
 
 
 class DraftView(WorkspaceView):
-    """A live draft of a tool call (SPEC 9): ``POST`` a piece of its JSON
+    """A live draft of a tool call: ``POST`` a piece of its JSON
     arguments (the first opens it), ``DELETE`` to cancel it."""
 
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]

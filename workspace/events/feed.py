@@ -8,8 +8,8 @@ worker thread, and wakes each stream when its read is done; the stream
 takes the encoded events from that read (``chunk_after``), encoded once
 for every stream at the same ids. So a thousand viewers of one thread cost
 one query and one encoding per change, not a thousand. A stream that must
-read from elsewhere (the id is gone, or more than a page came) reads the
-storage itself. A stream that sent nothing for ``KEEP_ALIVE_SECONDS`` is
+read from elsewhere (the id is gone, or more than a page came, or a page of
+drafts that goes on) reads the storage itself. A stream that sent nothing for ``KEEP_ALIVE_SECONDS`` is
 woken with no change, to send a keep-alive (one timer for all of them).
 When the server stops (``workspace.shutdown``), every stream is woken to end.
 
@@ -28,6 +28,7 @@ from asgiref.sync import sync_to_async
 
 from .. import shutdown
 from ..internals.django_eventstream import Event, EventDoesNotExist, make_id, sse_encode_event
+from . import drafts
 from .channels import DRAFT_PREFIX, document_channel
 from .storage import ThreadEventStorage
 from .watchers import watch
@@ -207,7 +208,7 @@ class Feed:
             if reads.get(last_id) is read and read.done():  # a failed read is not shared with later streams
                 del reads[last_id]
             raise
-        return events if len(events) <= PAGE else None
+        return events if len(events) <= PAGE and not drafts.is_partial(events) else None
 
 
 def encode(events: list[Event], channel: str, last_ids: dict) -> str:

@@ -8,10 +8,12 @@ event ahead of one it depends on. A document change, its artifact and its
 draft's end commit together: once the drafts' read has seen the end, the
 document's read, begun after it, sees the change, and sends it first. Where
 a channel sent earlier has more events than one read takes, the channels
-after it wait for the next read.
+after it wait for the next read. A page of drafts that goes on
+(``drafts.DraftEvents``) counts as more, like a page django-eventstream cut.
 """
 
 from ..internals.django_eventstream import EventRequest, EventResponse, get_events
+from . import drafts
 from .channels import in_sending_order
 
 
@@ -21,6 +23,11 @@ def read(event_request: EventRequest) -> EventResponse:
     event_request.channels = sending[::-1]
     response = get_events(event_request)
     items = response.channel_items
+    for channel, events in items.items():
+        if drafts.is_partial(events):  # a page of drafts that goes on: read on from its last event
+            response.channel_more.add(channel)
+            if events:
+                event_request.channel_last_ids[channel] = events[-1].id
     response.channel_items = {channel: items[channel] for channel in sending}
     paged = [position for position, channel in enumerate(sending) if channel in response.channel_more]
     for channel in sending[paged[0] + 1 :] if paged else []:

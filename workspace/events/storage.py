@@ -64,7 +64,8 @@ class ThreadEventStorage(StorageBase):
             if channel.startswith(DOCUMENT_PREFIX):
                 return self._document_events(channel, last_id, limit)
             if channel.startswith(DRAFT_PREFIX):
-                return drafts.events_after(channel.removeprefix(DRAFT_PREFIX), last_id)
+                # One page, never more than django-eventstream keeps of a read (it cuts at limit - 1).
+                return drafts.events_after(channel.removeprefix(DRAFT_PREFIX), last_id, max_events=limit - 1)
             return self._artifact_events(channel, last_id, limit)
         finally:
             close_old_connections()

@@ -10,7 +10,9 @@ still gets 412 on a wrong version); ``artifact_produced`` is sent; the
 answer is stored for the key; the call's live draft (``Draft-Id``) ends as
 ``committed`` (so it does when a success is replayed). Any error rolls all
 of it back and is answered as a failure envelope (its draft then ends as
-``failed``); each call is logged.
+``failed``); each call is logged. A ``Draft-Id`` the call may not end (it
+only reads; the draft is of another tool or another user's) is refused
+before anything runs, and the draft stays as it was.
 """
 
 import logging
@@ -66,7 +68,7 @@ def run_tool_call(
         logger.exception("tool %s failed on thread %r", tool.name, thread_id)
         result = ToolResult.failure(ToolFailed(f"{tool.name} failed because of an error on the server"))
     if options.draft_id is not None and result.status_code != 200:
-        _end_draft_as_failed(thread_id, options.draft_id)
+        _end_draft_as_failed(thread_id, options.draft_id, tool.name, options.actor)
     outcome = "replayed" if result.replayed else "ok" if result.status_code == 200 else "failed"
     logger.info("%s on thread %.128r: %s (%d)", tool.name, thread_id, outcome, result.status_code)
     return result
@@ -74,6 +76,8 @@ def run_tool_call(
 
 def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOptions) -> ToolResult:
     thread_id = validate_thread_id(collection.thread_id)
+    if options.draft_id is not None:  # only the draft's own user ends it, only with a call that writes
+        draft_store.check_call_may_end(thread_id, options.draft_id, tool.name, options.actor, not tool.read_only)
     arguments = tool.arguments.validate(args, kwargs)
     expected = options.expected_versions
     _check_agreement(expected, arguments.get(EXPECTED_VERSION_ARGUMENT))
@@ -85,7 +89,7 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
             claimed = idempotency.claim(options.actor or "", options.idempotency_key, request)
             if claimed.envelope is not None:
                 if options.draft_id is not None and claimed.status_code == 200:  # a retry streamed again
-                    _end_draft_as_committed(thread_id, options.draft_id)
+                    _end_draft_as_committed(thread_id, options.draft_id, tool.name, options.actor)
                 return ToolResult(claimed.envelope, claimed.status_code, replayed=True)
         del arguments[INJECTED_ARGUMENT]
         summary, artifact = tool.function(collection, **arguments)
@@ -98,18 +102,18 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
         if claimed is not None:
             idempotency.store_answer(claimed, result.status_code, result.envelope)
         if options.draft_id is not None:  # after the change, in its transaction: its event comes first
-            _end_draft_as_committed(thread_id, options.draft_id)
+            _end_draft_as_committed(thread_id, options.draft_id, tool.name, options.actor)
     return result
 
 
-def _end_draft_as_committed(thread_id: str, draft_id: str) -> None:
-    draft_store.end(thread_id, draft_id, draft_store.Outcome.COMMITTED, current_version(thread_id))
+def _end_draft_as_committed(thread_id: str, draft_id: str, tool: str, actor: str | None) -> None:
+    draft_store.end_call(thread_id, draft_id, tool, actor, draft_store.Outcome.COMMITTED, current_version(thread_id))
 
 
-def _end_draft_as_failed(thread_id: Any, draft_id: str) -> None:
-    """The call failed (and rolled back): its draft ends as ``failed``."""
+def _end_draft_as_failed(thread_id: Any, draft_id: str, tool: str, actor: str | None) -> None:
+    """The call failed (and rolled back): its draft ends as ``failed``, if it is the call's own."""
     try:
-        draft_store.end(validate_thread_id(thread_id), draft_id, draft_store.Outcome.FAILED)
+        draft_store.end_call(validate_thread_id(thread_id), draft_id, tool, actor, draft_store.Outcome.FAILED)
     except WorkspaceError:
         pass  # a bad thread id: there is no such draft
     except Exception:

@@ -7,7 +7,9 @@ here; when it is due, this module's thread claims the ids not yet published
 reads their events, and queues them as one item (its ids chained from the
 range's start to its end, so Pushpin delivers it only to the streams that
 stand at its start; any other stream asks Django what it missed) in
-Pushpin's background publisher.
+Pushpin's background publisher: a page of them at a time
+(``events.drafts.DraftEvents``), the rest held by this process for the next
+rounds, so that neither a read nor an item grows with the drafts.
 
 A draft's end is claimed by the process that ends it, in the transaction
 that ends it (``claim_with_the_end``), and published once that commits,
@@ -42,6 +44,8 @@ class DraftPublishing:
         self.changed = threading.Condition()
         self.due: dict[str, float] = {}  # thread -> when its drafts are published next
         self.published_at: dict[str, float] = {}  # thread -> when they were last (the last second's)
+        self.held: dict[str, tuple[int, int]] = {}  # thread -> ids this process claimed and has yet to publish
+        self.publishing = threading.Lock()  # one page at a time, in the order of the ids
         self.pid: int | None = None
 
     def schedule(self, thread_id: str) -> None:
@@ -93,11 +97,24 @@ class DraftPublishing:
                 connections.close_all()  # this thread's connections: none is held between publishes
 
     def _publish(self, thread_id: str) -> None:
-        claimed = drafts.claim_unpublished(thread_id)
-        if claimed is not None:
-            self._publish_claimed(thread_id, claimed)
+        with self.publishing:
+            claimed = self.held.get(thread_id) or drafts.claim_unpublished(thread_id)
+            if claimed is not None:
+                self._publish_page(thread_id, claimed)
 
     def _publish_claimed(self, thread_id: str, claimed: tuple[int, int]) -> None:
-        after, up_to = claimed
-        events = drafts.events_after(thread_id, after, until=up_to)
-        self.publish(json.dumps(grip_chunk_item(draft_channel(thread_id), events, up_to, after)))
+        """Publish the ``claimed`` ids after those this process holds already, if any."""
+        with self.publishing:
+            held = self.held.get(thread_id)
+            self._publish_page(thread_id, (held[0], claimed[1]) if held is not None else claimed)
+
+    def _publish_page(self, thread_id: str, ids: tuple[int, int]) -> None:
+        """Publish the first page of the ``ids`` this process claimed; hold the rest for the next round."""
+        after, up_to = ids
+        page = drafts.events_after(thread_id, after, until=up_to)
+        self.publish(json.dumps(grip_chunk_item(draft_channel(thread_id), page, page.horizon, after)))
+        if page.horizon < up_to:
+            self.held[thread_id] = page.horizon, up_to
+            self.schedule(thread_id)
+        else:
+            self.held.pop(thread_id, None)
