@@ -454,7 +454,7 @@ def test_panel_save_in_conflict_saves_nothing_and_keeps_the_persons_text(server,
 
 
 def test_panel_a_conflict_too_long_to_show_whole_says_so_and_offers_no_side(server, user_token):
-    long_lines = "".join(f"line {n}\n" for n in range(3000))  # 3 sides of about 29,000 characters
+    long_lines = "# Notes\n" + "line " * 5000 + "\n"  # 3 sides of about 25,000 characters
     server.call(user_token, "save-6", "update_document", content=long_lines, action_and_reasoning=WHY)
     with chromium_page() as page:
         start_editing(page, server, "save-6", 1)
