@@ -1,4 +1,4 @@
-"""read_document and edit_document (SPEC 7): ranges, exact edits, one revision and one event per edit."""
+"""read_document and edit_document: ranges, exact edits, one revision and one event per edit."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""A committed draft's end reaches a viewer after its document event (SPEC 9):
+"""A committed draft's end reaches a viewer after its document event:
 in what a viewer catching up reads (the stream held by this process and
 Pushpin's requests both send what ``events.reading.read`` answers), whatever
 commits while the read goes on and however far behind the viewer is; and in

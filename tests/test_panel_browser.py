@@ -1,6 +1,6 @@
 """The live panel in headless Chromium, against a real server (uvicorn, and
 Pushpin in front of gunicorn): what a person sees. The tests named
-test_panel_save_* need the person's PUT and restore endpoints (SPEC 8)."""
+test_panel_save_* need the person's PUT and restore endpoints."""
 
 import contextlib
 import http.server
@@ -169,7 +169,7 @@ def test_the_panel_fetches_a_change_too_large_for_its_event(server, user_token):
         assert page.text_content("#content") == large + "end\n"
 
 
-# The panel of SPEC 8: rendered, safe, with activity, history, edit, copy and download.
+# The panel: rendered, safe, with activity, history, edit, copy and download.
 
 MARKDOWN = """# Lisbon trip
 
@@ -381,7 +381,7 @@ def test_the_readme_screenshot_of_the_panel(server, user_token, tmp_path):
         shutil.copyfile(tmp_path / "panel.png", REPOSITORY / "docs" / "panel.png")
 
 
-# A person's saves and restores: these need PUT document/ and POST revisions/<v>/restore/ (SPEC 8).
+# A person's saves and restores: these need PUT document/ and POST revisions/<v>/restore/.
 
 
 def start_editing(page, server, thread_id, version):

@@ -1,4 +1,4 @@
-"""Live drafts in the panel (SPEC 9), in headless Chromium against a real
+"""Live drafts in the panel, in headless Chromium against a real
 server: a tool call's text shown while the agent still writes it, rendered as
 the document is, marked as not yet saved, giving way to the saved change, and
 never in the way of a person's edit."""

@@ -1,4 +1,4 @@
-"""Read and write permission (SPEC section 8): a policy of three arguments is
+"""Read and write permission: a policy of three arguments is
 asked "read" or "write"; a reader who may not write reads everything and
 changes nothing, over HTTP and MCP alike."""
 

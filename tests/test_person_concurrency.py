@@ -1,5 +1,5 @@
 """Agents and people writing one document at once, from real threads, each on
-its own database connection (SPEC section 8): people's edits of distinct
+its own database connection: people's edits of distinct
 lines from stale versions merge with the agents' appends and with each
 other, and nothing either side writes is lost. On PostgreSQL this proves the
 row lock around the merge; on SQLite, IMMEDIATE transactions serialising it."""

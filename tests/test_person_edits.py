@@ -1,4 +1,4 @@
-"""A person's edit, PUT threads/<id>/document/ (SPEC section 8): applied at the
+"""A person's edit, PUT threads/<id>/document/: applied at the
 current version, merged three ways from an older kept one, refused on a
 conflict (409) or a version not kept (412), and nothing changed whenever refused."""
 

@@ -1,5 +1,5 @@
-"""A person's restore, POST threads/<id>/revisions/<version>/restore/ (SPEC
-section 8): a kept version made current again as a new revision of the person's."""
+"""A person's restore, POST threads/<id>/revisions/<version>/restore/:
+a kept version made current again as a new revision of the person's."""
 
 import pytest
 from django.test import override_settings

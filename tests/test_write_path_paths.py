@@ -1,4 +1,4 @@
-"""The write path's rules as data, and the old paths of names that moved (issue 21)."""
+"""The write path's rules as data, and the old paths of names that moved."""
 
 from typing import Annotated
 

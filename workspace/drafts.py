@@ -1,4 +1,4 @@
-"""Live drafts from Python (SPEC 9): viewers watch a tool call's text while
+"""Live drafts from Python: viewers watch a tool call's text while
 the model is still generating the call.
 
 A ``DraftWriter`` is one call's draft: ``feed`` each piece of the call's JSON

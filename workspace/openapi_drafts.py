@@ -1,4 +1,4 @@
-"""The OpenAPI description of live drafts (SPEC section 9): ``POST`` and
+"""The OpenAPI description of live drafts: ``POST`` and
 ``DELETE threads/<id>/drafts/<call_id>/``, and the ``Draft-Id`` header of a
 tool call. Loaded by ``workspace.openapi`` only, which gives it the
 parameters every endpoint shares."""

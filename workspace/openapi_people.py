@@ -1,4 +1,4 @@
-"""The OpenAPI description of a person's writes (SPEC section 8): the edit,
+"""The OpenAPI description of a person's writes: the edit,
 ``PUT threads/<id>/document/``, and the restore, ``POST
 threads/<id>/revisions/<version>/restore/``. Loaded by ``workspace.openapi``
 only, which gives it the parameters every endpoint shares."""

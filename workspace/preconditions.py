@@ -16,7 +16,7 @@ from .exceptions import InvalidArguments
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"[\x20-\x7e]{1,255}")
 # The same, as the OpenAPI schema shows it (ECMA-262 syntax).
 IDEMPOTENCY_KEY_SCHEMA_PATTERN = "^[ -~]{1,255}$"
-# A live draft's call id (SPEC 9), in Draft-Id and in the drafts' paths.
+# A live draft's call id, in Draft-Id and in the drafts' paths.
 DRAFT_ID_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,64}")
 DRAFT_ID_SCHEMA_PATTERN = "^[A-Za-z0-9_-]{1,64}$"
 

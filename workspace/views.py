@@ -115,7 +115,7 @@ class DocumentView(WorkspaceView):
 
     def put(self, request: Request, thread_id: str) -> Response:
         """A person's edit, started from the version ``If-Match`` names: applied,
-        merged with the changes since, or refused (SPEC section 8)."""
+        merged with the changes since, or refused."""
         based_on = edit_request.based_on(request.headers.get("If-Match"))
         content, title, reason = edit_request.body(tool_arguments(request, "content, title and action_and_reasoning"))
         user = request.user.get_username()

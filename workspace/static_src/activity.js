@@ -1,4 +1,4 @@
-// The panel's activity list (SPEC 8.3): the latest changes, newest first,
+// The panel's activity list: the latest changes, newest first,
 // each with version, time, who (agent or person), tool and reason; and short
 // notes of what left no version (a draft that ended unsaved), in their place.
 import { describeAuthor, element, timeElement } from "./dom.js";

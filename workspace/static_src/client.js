@@ -1,4 +1,4 @@
-// The document client (SPEC 8.9): opens one thread's working document and
+// The document client: opens one thread's working document and
 // keeps it current over the thread's event stream, keeps its activity list,
 // and saves a person's edit (merged or in conflict) and restores.
 //
@@ -7,7 +7,7 @@
 // a `stream-reset` or an event whose text was too large to carry (`omitted`)
 // means the document is fetched again.
 //
-// Drafts (SPEC 9): a `draft` event grows a tool call's text argument at its
+// Drafts: a `draft` event grows a tool call's text argument at its
 // offset; `draft-end` ends it. A stream that opens again (`stream-open`)
 // drops the drafts known so far: the server sends the open ones afresh.
 

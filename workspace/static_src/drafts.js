@@ -1,4 +1,4 @@
-// The drafts being written (SPEC 9) in the panel: each open draft in its own
+// The drafts being written in the panel: each open draft in its own
 // group, growing live, rendered as the document is (incremental.js: the same
 // Markdown rules and sanitiser), marked "Not yet saved" with who writes it and
 // with which tool. A replacement (update_document's whole new document,

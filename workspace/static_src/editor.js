@@ -1,4 +1,4 @@
-// The panel's editor (SPEC 8.5): Edit opens the Markdown source in a text
+// The panel's editor: Edit opens the Markdown source in a text
 // box; Save sends it with the version the edit started from; changes by
 // others meanwhile are listed beside the editor, never written into it; a
 // merged save says whose changes it merged; a conflict keeps the text and
