@@ -62,6 +62,14 @@ def test_lines_a_person_adds_get_the_documents_ending_and_those_left_keep_theirs
     assert response.json()["merged"] is False
 
 
+@pytest.mark.parametrize("separator", ["\u2028", "\x85"], ids=["U+2028", "U+0085"])
+def test_a_persons_new_lines_never_take_a_separator_markdown_does_not_break_at(api, user, separator):
+    agent_writes(f"Intro{separator}still intro{separator}more intro\n")  # mostly separators, one LF
+    put(api, f"Intro{separator}still intro{separator}more intro\n\n## New\nmore\n", 1)
+
+    assert stored("doc")["content"] == f"Intro{separator}still intro{separator}more intro\n\n## New\nmore\n"
+
+
 def test_an_ending_the_person_gave_other_than_lf_is_kept(api, user):
     agent_writes("one\r\ntwo\r\n")
     put(api, "one\rtwo\r\nthree\u2028", 1)  # over the API, not from a text box

@@ -15,8 +15,10 @@ browser's text box turns every line ending into LF, and a person who edited
 one line of a CR LF document would have changed every line. A line the
 person left as it was keeps its ending in the document; a line the person
 added or changed keeps the ending the person gave it, except that a bare LF
-becomes the document's own ending (its most common one, ``ending_of``) when
-that is not LF. The same holds for an edit started at the current version
+becomes the document's own ending (its most common one of CR LF, LF and CR,
+the endings a text box turns into LF: ``ending_of``) when that is not LF.
+U+0085 and U+2028 end lines but are never given to a person's line: Markdown
+does not break at them, and the person's new paragraphs would run together. The same holds for an edit started at the current version
 (``apply_edit``): only the lines the person changed change.
 
 The line diffs under the merge are ``line_diff``'s patience diff; the walk
@@ -36,6 +38,7 @@ MAX_CONFLICTS = 20  # conflicts given in an answer; the merge refuses on the fir
 
 LINE_ENDINGS = ("\r\n", "\n", "\r", "\x85", "\u2028")  # CR LF first: it is one ending, not a CR and a LF
 LINE_END = re.compile("|".join(LINE_ENDINGS))
+TYPED_ENDINGS = ("\r\n", "\n", "\r")  # what a text box sends as LF; a person's bare LF becomes one of them
 _BESIDES_LF = sorted({character for ending in LINE_ENDINGS for character in ending} - {"\n"})
 
 
@@ -64,7 +67,7 @@ class Merged:
 class Lines:
     """A text cut after each line ending: each line as written (its ending
     included) and as compared (its ending, if it has one, as LF), and the
-    text's most common ending (LF when it has none)."""
+    text's most common of ``TYPED_ENDINGS`` (LF when it has none)."""
 
     written: list[str]
     compared: list[str]
@@ -91,12 +94,12 @@ def _cut_at(text: str, ending: str) -> Lines:
     last = [texts[-1]] if texts[-1] else []
     compared = [line + "\n" for line in texts[:-1]] + last
     written = compared if ending == "\n" else [line + ending for line in texts[:-1]] + last
-    return Lines(written, compared, ending)
+    return Lines(written, compared, ending if ending in TYPED_ENDINGS else "\n")
 
 
 def ending_of(text: str) -> str:
-    """The line ending ``text`` has most often: on a tie, the first of them in
-    ``LINE_ENDINGS``; LF when it has none."""
+    """The one of ``TYPED_ENDINGS`` that ``text`` has most often: on a tie, the
+    first of them; LF when it has none."""
     return "\n" if _lf_only(text) else _most_common(_endings(text))
 
 
@@ -229,4 +232,6 @@ def _lf_only(text: str) -> bool:
 
 
 def _most_common(counts: dict[str, int]) -> str:
-    return max(counts, key=counts.__getitem__) if counts else "\n"
+    """The most common of ``TYPED_ENDINGS`` in ``counts`` (on a tie, the first); LF when none."""
+    typed = {ending: counts[ending] for ending in TYPED_ENDINGS if counts.get(ending)}
+    return max(typed, key=typed.__getitem__) if typed else "\n"
