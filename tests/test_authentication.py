@@ -3,7 +3,8 @@
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
-from rest_framework.test import APIClient
+from rest_framework.request import Request
+from rest_framework.test import APIClient, APIRequestFactory
 
 from workspace.models import Revision
 
@@ -40,17 +41,42 @@ def test_the_token_is_taken_as_bearer_or_token(token, scheme):
 @pytest.mark.parametrize(
     ("header", "error"),
     [
-        ("Bearer", "Invalid token header. No credentials provided."),
-        ("Bearer two words", "Invalid token header. Token string should not contain spaces."),
-        ("Bearer " + "x" * 129, "Invalid token."),
+        ("Token", "Invalid token header. No credentials provided."),
+        ("Token two words", "Invalid token header. Token string should not contain spaces."),
+        ("Token " + "x" * 129, "Invalid token."),
     ],
 )
-def test_a_malformed_bearer_header_is_refused_before_any_lookup(token, header, error):
+def test_a_malformed_token_header_is_refused_before_any_lookup(token, header, error):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=header)
     response = call_tool(client, "t", "append_to_document", {"text": "hello", "action_and_reasoning": WHY})
     assert (response.status_code, response.json()) == (401, {"success": False, "error": error})
     assert not Revision.objects.exists()
+
+
+@pytest.mark.parametrize("credential", ["eyJhbGciOiJIUzI1NiJ9." + "e30." + "x" * 200, "0" * 40, "two words"])
+def test_a_bearer_credential_that_is_no_token_of_the_app_is_left_to_the_hosts_other_classes(token, credential):
+    """A host's JWT authentication after this class still sees its Bearer tokens."""
+    from workspace.authentication import TokenAuthentication
+
+    request = APIRequestFactory().get("/", HTTP_AUTHORIZATION=f"Bearer {credential}")
+    assert TokenAuthentication().authenticate(Request(request)) is None
+    response = client_with(credential, "Bearer").get("/api/workspace/threads/t/document/")
+    assert response.status_code == 401  # and with no other class, not authenticated
+
+
+def test_a_subclass_keyword_is_the_one_it_takes_beside_bearer(token):
+    from workspace.authentication import TokenAuthentication
+
+    class KeyAuthentication(TokenAuthentication):
+        keyword = "Key"
+
+    def authenticate(header):
+        return KeyAuthentication().authenticate(Request(APIRequestFactory().get("/", HTTP_AUTHORIZATION=header)))
+
+    assert authenticate(f"Key {token}")[1].key == token
+    assert authenticate(f"Bearer {token}")[1].key == token
+    assert authenticate(f"Token {token}") is None
 
 
 def test_another_scheme_is_not_a_token(token):

@@ -45,12 +45,12 @@ SCHEMES = ("token", "bearer")  # DRF's keyword, and RFC 6750's
 MAX_KEY_CHARS = 128  # DRF's keys have 40; refused longer before any lookup
 
 
-def token_key(authorization: str) -> str | None:
-    """The key an ``Authorization`` header carries as ``Token <key>`` or
-    ``Bearer <key>`` (either case); None for another scheme or none;
-    ``AuthenticationFailed`` when the key is missing or malformed."""
+def token_key(authorization: str, schemes: tuple[str, ...] = SCHEMES) -> str | None:
+    """The key an ``Authorization`` header carries under one of ``schemes``
+    (``Token <key>`` or ``Bearer <key>``, either case); None for another
+    scheme or none; ``AuthenticationFailed`` when the key is missing or malformed."""
     scheme, _space, key = authorization.strip().partition(" ")
-    if scheme.lower() not in SCHEMES:
+    if scheme.lower() not in schemes:
         return None
     key = key.strip()
     if not key:
@@ -63,11 +63,24 @@ def token_key(authorization: str) -> str | None:
 
 
 class TokenAuthentication(authentication.TokenAuthentication):
+    """DRF's, taking ``Bearer <key>`` too. Under its own keyword (``Token``,
+    or a subclass's) a bad key is refused, as DRF's is; a Bearer credential
+    that is no token of the app (a JWT, say, of another authentication class
+    of the host's) is left to the classes after this one."""
+
     def authenticate(self, request: Request) -> tuple["AbstractBaseUser", "Token"] | None:
-        key = token_key(authentication.get_authorization_header(request).decode("latin-1"))
-        if key is None:
+        header = authentication.get_authorization_header(request).decode("latin-1")
+        own = self.keyword.lower()
+        key = token_key(header, (own,))
+        if key is not None:
+            return self.authenticate_credentials(key)
+        if own == "bearer":
             return None
-        return self.authenticate_credentials(key)
+        try:
+            key = token_key(header, ("bearer",))
+            return None if key is None else self.authenticate_credentials(key)
+        except exceptions.AuthenticationFailed:
+            return None
 
     def authenticate_credentials(self, key: str) -> tuple["AbstractBaseUser", "Token"]:
         model = self.get_model()

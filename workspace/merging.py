@@ -18,8 +18,9 @@ added or changed keeps the ending the person gave it, except that a bare LF
 becomes the document's own ending (its most common one of CR LF, LF and CR,
 the endings a text box turns into LF: ``ending_of``) when that is not LF.
 U+0085 and U+2028 end lines but are never given to a person's line: Markdown
-does not break at them, and the person's new paragraphs would run together. The same holds for an edit started at the current version
-(``apply_edit``): only the lines the person changed change.
+does not break at them, and the person's new paragraphs would run together.
+The same holds for an edit started at the current version (``apply_edit``):
+only the lines the person changed change.
 
 The line diffs under the merge are ``line_diff``'s patience diff; the walk
 over the two diffs (base to current, base to yours) is ``_regions``: the
