@@ -1,10 +1,17 @@
 """workspace.events.publisher: the one background publisher of the Redis fan-out and of Pushpin."""
 
+import json
 import os
 import threading
 import time
 
+import pytest
+from django.test import override_settings
+
+from workspace import draft_store
+from workspace.events import drafts
 from workspace.events.publisher import BackgroundPublisher, Refused
+from workspace.events.transports.pushpin_drafts import DraftPublishing
 
 
 def unstarted(**options) -> BackgroundPublisher:
@@ -70,3 +77,27 @@ def test_the_thread_retries_what_failed_and_drops_what_was_refused():
     assert done.wait(5)
     assert attempts[0] == ["refused"] and attempts[1] == ["retried"]
     assert sent == ["retried", "last"]
+
+
+@pytest.mark.django_db
+@override_settings(WORKSPACE_EVENT_MAX_CHARS=100)
+def test_pieces_committed_while_held_ids_are_published_go_out_in_a_later_round():
+    """Behind Pushpin a process publishes a page of the ids it claimed per
+    round; a piece committed meanwhile is scheduled into the round that
+    finishes them, and must still be published after it."""
+    items: list[dict] = []
+    publishing = DraftPublishing(lambda item: items.append(json.loads(item)))
+    publishing.pid = os.getpid()  # rounds run here, one at a time: no thread of its own
+    draft_store.add("held", "c1", "update_document", '{"content": "a', "writer")
+    publishing._publish("held")  # the draft opened: its viewers are shown its pieces from now on
+    draft_store.add("held", "c1", "update_document", "x" * 2000, "writer")
+    publishing._publish("held")  # the first page of its pieces; the rest held
+    assert "held" in publishing.held
+    draft_store.add("held", "c1", "update_document", "tail", "writer")  # committed while the rest is held
+    newest = drafts.current_id("held")
+    for _ in range(50):  # what the publishing thread would do, round after round
+        if not publishing.due.pop("held", None):
+            break
+        publishing._publish("held")
+    assert int(items[-1]["id"]) == newest
+    assert [int(item["prev-id"]) for item in items[1:]] == [int(item["id"]) for item in items[:-1]]  # no gap

@@ -100,7 +100,7 @@ def events_after(
     limit = max(conf.EVENT_MAX_CHARS, 1)
     open_drafts = list(Draft.objects.filter(thread_id=thread_id, outcome__isnull=True).defer("parser_state"))
     steps, known_up_to = _steps(thread_id, open_drafts, last_id, newest, max_events, limit)
-    horizon = _horizon(steps, known_up_to, max(max_events, 1), PAGE_FACTOR * limit)
+    horizon = _horizon(steps, known_up_to, max(max_events, 1), limit)
     events: list[tuple[int, Event]] = []
     for draft in {step.draft.id: step.draft for step in steps if step.event_id <= horizon}.values():
         if draft.outcome is not None:
@@ -143,14 +143,14 @@ def _steps(
     return steps, known_up_to
 
 
-def _horizon(steps: list[_Step], known_up_to: int, max_events: int, max_chars: int) -> int:
+def _horizon(steps: list[_Step], known_up_to: int, max_events: int, limit: int) -> int:
     """The last id the page covers: up to ``known_up_to``, ending just before
-    the step that would take it past ``max_events`` or ``max_chars`` (the
-    first step is always taken). A seen draft's rows make one event while
-    they fit in one (``_runs``)."""
+    the step that would take it past ``max_events`` or ``PAGE_FACTOR`` events
+    of ``limit`` characters (the first step is always taken). A seen draft's
+    rows make one event while they fit in one of ``limit`` (``_runs``)."""
     events = chars = 0
+    max_chars = PAGE_FACTOR * limit
     run: dict[int, int] = {}  # a seen draft's id -> the characters of its event being filled
-    limit = max(conf.EVENT_MAX_CHARS, 1)
     for number, step in enumerate(steps):
         if step.event_id > known_up_to:
             break

@@ -116,5 +116,7 @@ class DraftPublishing:
         if page.horizon < up_to:
             self.held[thread_id] = page.horizon, up_to
             self.schedule(thread_id)
-        else:
-            self.held.pop(thread_id, None)
+        elif self.held.pop(thread_id, None) is not None:
+            # Pieces committed while this process published what it held were
+            # scheduled into the same round, which published the held ids only.
+            self.schedule(thread_id)
