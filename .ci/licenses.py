@@ -41,8 +41,8 @@ def verdict(expression: str) -> str | None:
 
 
 def _permissive_choice(expression: str) -> bool:
-    """An SPDX expression (``A AND (B OR C)``) read as such; else trove
-    classifiers' names, of which pip-licenses joins a choice with "; "."""
+    """Whether an SPDX expression (``A AND (B OR C)``) offers a choice free of
+    GNU licences; else, for licences named in words, whether none is a GNU one."""
     tokens = SPDX_TOKEN.findall(expression)
     position = 0
 
@@ -80,7 +80,9 @@ def _permissive_choice(expression: str) -> bool:
             return allowed
     except IndexError:
         pass
-    return any(not COPYLEFT.search(name) for name in expression.split(";"))  # names, not SPDX
+    # Trove classifiers' names, which pip-licenses joins with "; ": a list of
+    # them says what the package is under, not that one may choose, so a GNU one fails it.
+    return not COPYLEFT.search(expression)
 
 
 def installed_licences(wheel: Path) -> list[tuple[str, str, str]]:

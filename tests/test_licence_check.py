@@ -22,6 +22,7 @@ spec.loader.exec_module(licenses)
         "GPL-2.0 OR LGPL-2.1",
         "GPL-2.0-only AND (Apache-2.0 OR MIT)",
         "MIT AND LGPL-3.0",
+        "GNU General Public License v3 (GPLv3); Other/Proprietary License",
         "UNKNOWN",
         "",
     ],
