@@ -70,6 +70,15 @@ def test_the_rate_is_shared_by_processes_through_redis(token, redis):
         second.stop()
 
 
+@pytest.fixture
+def a_still_clock(monkeypatch):
+    """The throttles' clock stands still, a second into a window: a run that
+    crossed into the next minute would also count the previous one's calls."""
+    from workspace.throttling import WorkspaceRateThrottle
+
+    monkeypatch.setattr(WorkspaceRateThrottle, "timer", staticmethod(lambda: 60.0 * 29_000_000 + 1))
+
+
 def _concurrent_reads(user, clients: int, calls: int) -> list[int]:
     """``clients`` threads, each with a client of ``user``'s, each making ``calls`` reads at once."""
     barrier = threading.Barrier(clients)
@@ -85,14 +94,36 @@ def _concurrent_reads(user, clients: int, calls: int) -> list[int]:
 
 
 @override_settings(WORKSPACE_RATE_READS="600/min")
-def test_concurrent_clients_get_exactly_the_rate_through(user):
+def test_concurrent_clients_get_exactly_the_rate_through(user, a_still_clock):
     statuses = _concurrent_reads(user, clients=8, calls=100)
     assert (statuses.count(200), statuses.count(429)) == (600, 200)
 
 
 @override_settings(WORKSPACE_RATE_READS="600/min")
-def test_concurrent_clients_get_exactly_the_rate_through_a_shared_redis_cache(user, redis):
+def test_concurrent_clients_get_exactly_the_rate_through_a_shared_redis_cache(user, redis, a_still_clock):
     cache = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": redis.url}}
     with override_settings(CACHES=cache):
         statuses = _concurrent_reads(user, clients=8, calls=100)
     assert (statuses.count(200), statuses.count(429)) == (600, 200)
+
+
+@override_settings(WORKSPACE_RATE_READS="10/min")
+def test_a_new_window_still_counts_the_last_minutes_calls_and_says_when_one_more_fits(user, monkeypatch):
+    from workspace.throttling import WorkspaceRateThrottle
+
+    now = [60.0 * 29_000_000 + 59]  # the last second of a window
+    monkeypatch.setattr(WorkspaceRateThrottle, "timer", staticmethod(lambda: now[0]))
+    client = APIClient()
+    client.force_authenticate(user)
+
+    def read():
+        return client.get("/api/workspace/tools/")
+
+    assert [read().status_code for _ in range(11)] == [200] * 10 + [429]
+    now[0] += 7  # 6 s into the next window: 9 of the 10 are still within the last minute
+    assert read().status_code == 200
+    refused = read()
+    assert refused.status_code == 429
+    assert int(refused["Retry-After"]) == 6  # at 12 s into the window, 8 of the 10 are within the last minute
+    now[0] += 6
+    assert read().status_code == 200
