@@ -225,6 +225,14 @@ def test_the_detail_links_to_the_history(client, admin_user, edited):
     assert f'<a href="{history_url(edited)}">4 revisions: who changed it, when and why</a>' in page
 
 
+@pytest.mark.parametrize(("lines", "diffed"), [(1000, True), (1001, False)])
+def test_the_diff_bound_is_more_than_1000_lines_a_side_as_in_the_panel(lines, diffed):
+    from workspace.admin import line_diff
+
+    text = "".join(f"line {n}\n" for n in range(lines))
+    assert (line_diff(text, text.replace("line 7\n", "line seven\n"), True) is not None) is diffed
+
+
 def test_a_diff_too_large_to_compute_quickly_is_not_attempted(client, admin_user):
     many_lines = "".join(f"line {n % 100}\n" for n in range(2000))
     WorkspaceRepository.upsert_document("huge", content=many_lines)

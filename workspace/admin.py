@@ -266,10 +266,15 @@ class ReadableChangeList(ChangeList):
 def line_diff(before: str, after: str, has_before: bool) -> list[tuple[str, str]] | None:
     """(kind, line) pairs of a unified diff, kind being "add", "remove", "hunk"
     or "same"; None when a side has more than DIFF_MAX_LINES lines."""
-    if before.count("\n") >= DIFF_MAX_LINES or after.count("\n") >= DIFF_MAX_LINES:
+    if _line_count(before) > DIFF_MAX_LINES or _line_count(after) > DIFF_MAX_LINES:
         return None  # counted before splitting: a million short lines would be a million strings
     # Lines end at "\n" only, as the tools number them.
     old, new = before.split("\n") if before else [], after.split("\n") if after else []
     kinds = {"+": "add", "-": "remove", "@": "hunk", " ": "same"}
     lines = difflib.unified_diff(old, new, "before" if has_before else "(no document)", "after", lineterm="", n=3)
     return [(kinds.get(line[:1], "same"), line) for line in lines][2:]  # without the ---/+++ header
+
+
+def _line_count(text: str) -> int:
+    """The lines of ``text`` as the panel counts them: a last line needs no "\n"."""
+    return text.count("\n") + (1 if text and not text.endswith("\n") else 0)

@@ -124,7 +124,8 @@ def check_call_may_end(thread_id: str, call_id: str, tool: str, actor: str | Non
             f"{tool[:130]} only reads, and Draft-Id names the draft of a call that writes; "
             "nothing was done: call it without Draft-Id"
         )
-    draft = Draft.objects.filter(thread_id=thread_id, call_id=call_id, outcome__isnull=True).first()
+    drafts = Draft.objects.using(router.db_for_write(Draft))  # a draft opened just now, on a host with replicas
+    draft = drafts.filter(thread_id=thread_id, call_id=call_id, outcome__isnull=True).first()
     if draft is not None:
         _check_same_call(draft, tool, actor)
 

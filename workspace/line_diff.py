@@ -1,10 +1,11 @@
 """Patience diff of two lists of lines: the runs of lines they share.
 
-Within a range of both lists, the lines they begin and end with alike are
-matched first; then the lines found exactly once on each side are the
-anchors, as many as keep their order on both sides (the longest increasing
-run, by patience sorting); the gaps between anchors are diffed the same way,
-ten levels deep at most. Lines repeated on a side are never anchors, so
+Within a range of both lists, the lines found exactly once on each side
+are the anchors, as many as keep their order on both sides (the longest
+increasing run, by patience sorting); the gaps between anchors are diffed
+the same way, ten levels deep at most. A range with no anchor matches the
+lines it begins with alike, or else those it ends with alike, and goes on
+with the rest. Lines repeated on a side are never anchors, so
 moved, repeated or reordered lines cost no more than any others: the work is
 about linear in the lines on each level (``n log n`` for the ordering), never
 the product of both sides' lengths, as in difflib's matcher or Myers' diff on

@@ -51,6 +51,9 @@ def run(
 
 def _with_content(thread_id: str, body: dict[str, Any]) -> dict[str, Any]:
     """A stored answer with its content again: the document's at the answer's
-    version (``RevisionNotFound``, 404, if that version was pruned since)."""
+    version. A record lives 24 hours (``idempotency.KEPT_FOR``) and
+    ``prune_revisions`` keeps at least a day of revisions, so that version is
+    still kept; a host that prunes closer, or deletes the document, gets
+    ``RevisionNotFound`` (404) on such a retry."""
     _, content = history.revision_with_content(history.document_id_of(thread_id), body["version"])
     return {**body, "content": content}

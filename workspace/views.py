@@ -144,7 +144,8 @@ def _answer(answer: people.Answer) -> Response:
 
 
 class RevisionRestoreView(WorkspaceView):
-    """A person's restore of a kept version, as a new revision."""
+    """A person's restore of a kept version, as a new revision (none when it
+    has the current content and title)."""
 
     permission_classes = [permissions.IsAuthenticated, CanAccessThread]
     throttle_classes = [WriteRateThrottle]
