@@ -42,7 +42,7 @@ from . import content_security, views
 from . import openapi_drafts as drafts_documentation
 from . import openapi_people as people_documentation
 from .failures import FailuresAsEnvelope
-from .preconditions import IDEMPOTENCY_KEY_SCHEMA_PATTERN, IF_MATCH_PATTERN, MAX_IF_MATCH_CHARS
+from .preconditions import IDEMPOTENCY_KEY_SCHEMA_PATTERN, IF_MATCH_PATTERN, MAX_IF_MATCH_CHARS, VERSION_NUMBER
 from .tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
 from .tools.exports import FORMATS
 from .tools.registry import registered_tools
@@ -165,7 +165,7 @@ def documented(
 
 DOCUMENT_ETAG = OpenApiParameter(
     "ETag",
-    {"type": "string", "pattern": '^"[0-9]{1,18}"$'},
+    {"type": "string", "pattern": f'^"({VERSION_NUMBER})"$'},
     OpenApiParameter.HEADER,
     response=[200],
     description='"<version>": send it back as If-Match to change only this version.',

@@ -11,6 +11,7 @@ from rest_framework import serializers
 from . import views
 from .edit_request import MAX_REASON_CHARS
 from .exceptions import MAX_CONFLICT_CHARS
+from .preconditions import VERSION_NUMBER
 from .tools.envelope import FAILURE_SCHEMA
 from .validation import TITLE_MAX_LENGTH
 
@@ -94,7 +95,7 @@ EDIT_BODY = {
 }
 EDIT_IF_MATCH = OpenApiParameter(
     "If-Match",
-    {"type": "string", "pattern": r'^[ \t]*("[0-9]{1,18}"|[0-9]{1,18})[ \t]*$'},
+    {"type": "string", "pattern": rf'^[ \t]*"({VERSION_NUMBER})"[ \t]*$'},
     OpenApiParameter.HEADER,
     required=True,
     description='"<version>": the version the edit started from ("0": the thread had no document). Missing: 428.',

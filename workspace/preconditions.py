@@ -24,7 +24,8 @@ DRAFT_ID_SCHEMA_PATTERN = "^[A-Za-z0-9_-]{1,64}$"
 # header writes it: strong ("7") or weak (W/"7"). A tag this app never hands
 # out ("07", a bare 7) is refused, not read as a version: strong comparison
 # is character by character (RFC 9110), so it could never match.
-ENTITY_TAG = r'(W/)?"(0|[1-9][0-9]{0,17})"'
+VERSION_NUMBER = r"0|[1-9][0-9]{0,17}"
+ENTITY_TAG = rf'(W/)?"({VERSION_NUMBER})"'
 MAX_IF_MATCH_TAGS = 100
 MAX_IF_MATCH_CHARS = 4096
 # RFC 9110's If-Match: "*", or a comma-separated list of entity tags, whose empty elements are ignored.
