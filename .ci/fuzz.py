@@ -42,7 +42,7 @@ def main() -> int:
         text=True,
     ).stdout.split()[-1]  # the last line: what the command printed
 
-    from tests.live import Server
+    from tests.support.live import Server
 
     server = Server(
         database_url=database,

@@ -43,8 +43,8 @@ from django.core.management import call_command  # noqa: E402
 from django.db import connection  # noqa: E402
 from django.test import override_settings  # noqa: E402
 
+from workspace.documents.repository import WorkspaceRepository  # noqa: E402
 from workspace.models import WorkingDocument  # noqa: E402
-from workspace.repository import WorkspaceRepository  # noqa: E402
 from workspace.tools import DocumentTools  # noqa: E402
 
 SIZES = {"0": 0, "100 KB": 100_000, "1 MB": 1_000_000}

@@ -26,7 +26,7 @@ os.environ["WORKSPACE_DRAFT_TIMEOUT"] = "3600"  # the drafts stay open while the
 
 from live_setup import baseline_server, database_and_token  # noqa: E402
 
-from tests.live import EventStream, Server  # noqa: E402
+from tests.support.live import EventStream, Server  # noqa: E402
 
 
 def rss_mb(pid: int) -> float:

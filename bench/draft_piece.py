@@ -34,7 +34,7 @@ os.environ["WORKSPACE_RATE_WRITES"] = "off"
 
 from live_setup import baseline_server, database_and_token  # noqa: E402
 
-from tests.live import REPOSITORY, Server  # noqa: E402
+from tests.support.live import REPOSITORY, Server  # noqa: E402
 
 BODY_LIMIT = 13_048_576  # the demo's DATA_UPLOAD_MAX_MEMORY_SIZE
 WHY = "Benchmarking one large piece."
@@ -86,7 +86,7 @@ def read_once(reader_class: type, arguments: str) -> tuple[float, float]:
 
 
 def reader_part(revision: str) -> None:
-    from workspace.partial_json import FieldReader
+    from workspace.drafts.partial_json import FieldReader
 
     readers = {"this tree": FieldReader}
     if revision:

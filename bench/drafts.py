@@ -50,7 +50,7 @@ os.environ.setdefault("WORKSPACE_DRAFT_TIMEOUT", "600")  # drafts stay open betw
 from throughput import Load, Request, wrk  # noqa: E402  (first: it chooses the settings and the database)
 from live_setup import database_and_token, percentile  # noqa: E402
 from streams import StreamProtocol, client_process  # noqa: E402
-from tests.live import PushpinServer, Server  # noqa: E402
+from tests.support.live import PushpinServer, Server  # noqa: E402
 # isort: on
 
 DELTA = "x" * 20  # plain characters: their JSON is as long as their text

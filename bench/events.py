@@ -25,7 +25,7 @@ import uuid
 
 from live_setup import baseline_server, database_and_token, percentile
 
-from tests.live import EventStream, Server
+from tests.support.live import EventStream, Server
 
 
 def measure(writer: Server, reader: Server, token: str, count: int) -> tuple[list[float], list[float]]:

@@ -56,9 +56,9 @@ def measure(edits: int) -> None:
     from django.core.management import call_command
     from django.db import connection
 
-    from workspace import history
+    from workspace.documents.repository import WorkspaceRepository
+    from workspace.history import revisions as history
     from workspace.models import WorkingDocument
-    from workspace.repository import WorkspaceRepository
     from workspace.tools import DocumentTools
 
     call_command("migrate", verbosity=0)

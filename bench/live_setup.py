@@ -39,7 +39,7 @@ def percentile(values: list[float], fraction: float) -> float:
 
 @contextlib.contextmanager
 def baseline_server(revision: str, database_url: str, command: list[str], **environment: str):
-    """A server (``command``, as for ``tests.live.Server``) on a checkout of
+    """A server (``command``, as for ``tests.support.live.Server``) on a checkout of
     ``revision`` and a database of its own; yields it and its agent's token."""
     with baseline_checkout(revision, database_url) as checkout:
         server = checkout.server(command, **environment)
@@ -56,8 +56,8 @@ class BaselineCheckout:
         self.workdir, self.database_url, self.token = workdir, database_url, token
 
     def server(self, command: list[str], **environment: str):
-        """A server (``command``, as for ``tests.live.Server``) on this checkout; the caller stops it."""
-        from tests.live import Server
+        """A server (``command``, as for ``tests.support.live.Server``) on this checkout; the caller stops it."""
+        from tests.support.live import Server
 
         defaults = {
             "DJANGO_DEBUG": "0",
@@ -71,7 +71,7 @@ class BaselineCheckout:
 @contextlib.contextmanager
 def baseline_checkout(revision: str, database_url: str):
     """A ``BaselineCheckout`` of ``revision``, removed afterwards."""
-    from tests.live import REPOSITORY
+    from tests.support.live import REPOSITORY
 
     with tempfile.TemporaryDirectory() as directory:
         workdir = Path(directory) / "baseline"

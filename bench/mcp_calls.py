@@ -26,7 +26,7 @@ from live_setup import database_and_token, percentile
 from mcp.client.client import Client
 from mcp.client.streamable_http import streamable_http_client
 
-from tests.live import Server
+from tests.support.live import Server
 
 WHY = "bench"
 

@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from tests.merge3_oracle import merge3_text  # noqa: E402
-from workspace.merging import lines, merge_text  # noqa: E402
+from workspace.documents.merging import lines, merge_text  # noqa: E402
 
 ROUNDS = 7
 

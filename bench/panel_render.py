@@ -21,7 +21,7 @@ import uuid
 
 from live_setup import database_and_token
 
-from tests.live import Server
+from tests.support.live import Server
 
 WHY = "Benchmarking the panel's render."
 PASSWORD = "bench-panel"  # noqa: S105  (a user of the bench's own database)
@@ -50,7 +50,7 @@ def open_signed_in(page, server: Server, username: str, thread_id: str) -> None:
 
 def measure(page, server: Server, token: str, username: str, size: int) -> dict[str, float]:
     thread_id = f"bench-panel-{uuid.uuid4().hex[:8]}"
-    from tests.test_panel_browser import markdown_document, panel_timings
+    from tests.support.browser import markdown_document, panel_timings
 
     server.call(token, thread_id, "update_document", content=markdown_document(size), action_and_reasoning=WHY)
     page.add_init_script("window.__workspacePanelTimings = []")
@@ -78,7 +78,7 @@ def main() -> None:
     rounds = parser.parse_args().rounds
     if not shutil.which("chromium"):
         sys.exit("No Chromium here: apt-get install chromium")
-    from tests.test_panel_browser import launch  # (it skips itself where Chromium is missing)
+    from tests.support.browser import launch  # (it skips itself where Chromium is missing)
 
     username = "bench-panel"
     database_url, token = database_and_token(username)

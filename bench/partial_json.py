@@ -2,7 +2,7 @@
 
 200 KB of content, streamed as a tool call's arguments in 20-character
 deltas: the median time per delta of the first tenth of the deltas against the last
-tenth, for ``workspace.partial_json.FieldReader`` (which keeps its state
+tenth, for ``workspace.drafts.partial_json.FieldReader`` (which keeps its state
 between deltas) beside re-parsing the whole buffer per delta with
 pydantic_core's partial parse (the quadratic way). A ratio near 1 is linear.
 Rows: plain text written as is, and accented text written with \\u escapes
@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))  # the repositor
 
 from pydantic_core import from_json  # noqa: E402
 
-from workspace.partial_json import FieldReader  # noqa: E402
+from workspace.drafts.partial_json import FieldReader  # noqa: E402
 
 CONTENT_SIZE = 200_000
 DELTA_SIZE = 20

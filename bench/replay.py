@@ -18,7 +18,7 @@ import uuid
 
 from live_setup import database_and_token
 
-from tests.live import EventStream, Server
+from tests.support.live import EventStream, Server
 
 UPDATES = 100
 SIZE = 1_000_000
@@ -71,7 +71,7 @@ def main() -> None:
     client_counts = parser.parse_args().clients
     database_url, token = database_and_token("bench-replay")
 
-    from workspace.repository import WorkspaceRepository
+    from workspace.documents.repository import WorkspaceRepository
 
     thread_id = f"bench-replay-{uuid.uuid4().hex[:8]}"
     for n in range(UPDATES):

@@ -17,8 +17,8 @@ import time
 
 from live_setup import database_and_token
 
-from tests.live import Server
-from workspace.repository import WorkspaceRepository
+from tests.support.live import Server
+from workspace.documents.repository import WorkspaceRepository
 
 CANDIDATES = {
     "uvicorn ASGI, 1 process (README)": Server.UVICORN,

@@ -20,8 +20,8 @@ import time
 
 from live_setup import baseline_checkout, database_and_token
 
-from tests.live import Server
-from tests.test_shutdown import ListenStream, event_stream, readme_command, standalone_mcp_stream
+from tests.support.live import Server
+from tests.support.streams import ListenStream, event_stream, readme_command, standalone_mcp_stream
 
 OPENERS = {
     "nothing open": [],

@@ -27,7 +27,7 @@ from collections import Counter, defaultdict
 
 from live_setup import database_and_token
 
-from tests.live import EventStream, Server
+from tests.support.live import EventStream, Server
 
 THREADS_PER_WRITER, WRITERS, SUBSCRIBERS = 5, 4, 50
 

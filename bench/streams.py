@@ -30,7 +30,7 @@ from pathlib import Path
 
 from live_setup import baseline_server, database_and_token, percentile
 
-from tests.live import PushpinServer, Server, process_tree
+from tests.support.live import PushpinServer, Server, process_tree
 
 WRITES = 20
 OPEN_CONCURRENCY = 32  # streams a client process opens at once

@@ -72,7 +72,7 @@ if GIVEN_DATABASE_URL:  # this tree on a new database, as the baseline: the same
 
 from live_setup import baseline_server, database_and_token  # noqa: E402
 
-from tests.live import Server  # noqa: E402
+from tests.support.live import Server  # noqa: E402
 
 BASELINE = "0a322eb"  # main before history: events in a second transaction
 CONNECTIONS = 16

@@ -1,30 +1,11 @@
-import json
 import os
-import threading
-from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 from django.contrib.auth import get_user_model
-from django.core.checks import Tags, run_checks
-from django.db import connection, connections
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from workspace.models import WorkingDocument
-
-requires_postgresql = pytest.mark.skipif(
-    connection.vendor != "postgresql", reason="needs PostgreSQL (set DATABASE_URL)"
-)
-
-
-def require_or_skip(available, what: str) -> None:
-    """Skip a test that needs ``what`` where it is missing; in CI
-    (WORKSPACE_TESTS_REQUIRE_ALL=1) fail instead, so nothing is skipped unseen."""
-    if available:
-        return
-    if os.environ.get("WORKSPACE_TESTS_REQUIRE_ALL"):
-        pytest.fail(f"needs {what}")
-    pytest.skip(f"needs {what}")
+from tests.support import require_or_skip, start_stream_server
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -32,7 +13,7 @@ def no_draft_expiry_thread_in_the_test_process():
     """Tests end expired drafts themselves (``draft_store.end_expired``); the
     thread a server process runs for it would reach into the tests' database
     beside them. The servers the tests start run theirs."""
-    from workspace import draft_expiry
+    from workspace.drafts import expiry as draft_expiry
 
     draft_expiry._started_in = os.getpid()  # as if started already
 
@@ -50,7 +31,7 @@ def redis():
     """A Redis server of the test's own: no other run, and no other test, hears it."""
     import shutil
 
-    from .live import RedisServer
+    from tests.support.live import RedisServer
 
     require_or_skip(shutil.which("redis-server"), "redis-server (apt-get install redis-server)")
     server = RedisServer()
@@ -61,20 +42,11 @@ def redis():
 @pytest.fixture(scope="module")
 def server(django_db_setup):
     """A real uvicorn process on the test database (tests using it need transaction=True)."""
-    from .live import Server
+    from tests.support.live import Server
 
     server = Server()
     yield server
     server.stop()
-
-
-def start_stream_server(kind: str, **environment: str):
-    """``live.start_server``; a test that needs Pushpin where it is missing is skipped."""
-    from .live import start_server
-
-    if kind == "pushpin":
-        require_pushpin()
-    return start_server(kind, **environment)
 
 
 def _stream_server(kind: str):
@@ -97,12 +69,6 @@ def every_stream_server(request, django_db_setup):
     """The same, and uvicorn without ``workspace.events.handover``: Django
     itself sends the streams, as in a host that does not wrap its application."""
     yield from _stream_server(request.param)
-
-
-def require_pushpin() -> None:
-    import shutil
-
-    require_or_skip(shutil.which("pushpin"), "Pushpin (apt-get install pushpin)")
 
 
 @pytest.fixture
@@ -131,42 +97,3 @@ def api(token):
     client = APIClient()
     client.credentials(HTTP_AUTHORIZATION=f"Token {token}")
     return client
-
-
-def call_tool(api, thread_id: str, tool: str, body: dict, **headers: str):
-    """POST a tool call through a test client, with HTTP headers named as on the wire."""
-    return api.generic(
-        "POST",
-        f"/api/workspace/threads/{thread_id}/tools/{tool}/",
-        json.dumps(body),
-        content_type="application/json",
-        **{f"HTTP_{name.upper().replace('-', '_')}": value for name, value in headers.items()},
-    )
-
-
-def workspace_messages() -> dict:
-    """The app's system-check messages, by id. Its checks are registered under
-    Tags.compatibility; the rest (the models' checks) are left out: on SQLite,
-    Django 6.1's ask the database whether it takes JSON, and a test may have none."""
-    messages = run_checks(tags=[Tags.compatibility])
-    return {message.id: message for message in messages if (message.id or "").startswith("workspace.")}
-
-
-def stored(thread_id: str) -> dict | None:
-    """What the database holds for a thread, or None."""
-    return WorkingDocument.objects.filter(thread_id=thread_id).values("title", "content", "length", "version").first()
-
-
-def run_concurrently(calls):
-    """Run every call at once, each in its own thread and connection; return their results."""
-    barrier = threading.Barrier(len(calls))
-
-    def run(call):
-        try:
-            barrier.wait(timeout=30)
-            return call()
-        finally:
-            connections.close_all()
-
-    with ThreadPoolExecutor(max_workers=len(calls)) as pool:
-        return list(pool.map(run, calls))

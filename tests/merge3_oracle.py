@@ -1,4 +1,4 @@
-"""The merge a person's edit had before ``workspace.merging`` walked its own
+"""The merge a person's edit had before ``workspace.documents.merging`` walked its own
 regions: Breezy's ``merge3`` over ``patiencediff``, both GPL-2.0-or-later and
 so only a yardstick for the tests and bench/merge.py, never shipped (they are
 no requirement of the app). Lines end at "\\n" alone here, as they did then;
@@ -7,7 +7,7 @@ compare it on such texts."""
 import merge3
 from patiencediff import PatienceSequenceMatcher
 
-from workspace.merging import MAX_CONFLICTS
+from workspace.documents.merging import MAX_CONFLICTS
 
 Sides = tuple[str, str, str]  # base, current, yours
 

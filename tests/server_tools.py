@@ -4,7 +4,7 @@ import os
 
 from django.db import transaction
 
-from workspace.repository import WorkspaceRepository
+from workspace.documents.repository import WorkspaceRepository
 from workspace.tools import workspace_tool
 
 

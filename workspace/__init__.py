@@ -29,15 +29,17 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+from .deprecation import moved_modules
+
 # name -> the module that defines it
 _PUBLIC_NAMES = {
-    "WorkspaceRepository": "workspace.repository",
+    "WorkspaceRepository": "workspace.documents.repository",
     "DocumentTools": "workspace.tools.documents",
     "ToolCollection": "workspace.tools",
     "workspace_tool": "workspace.tools",
     "ToolSpec": "workspace.tools",
     "ToolResult": "workspace.tools",
-    "CallOptions": "workspace.calls",
+    "CallOptions": "workspace.documents.calls",
     "registered_tools": "workspace.tools",
     "can_access": "workspace.access",
     "DocumentChange": "workspace.signals",
@@ -113,8 +115,7 @@ __all__ = [
 if TYPE_CHECKING:  # what the names are, for type checkers and editors
     from workspace.access import can_access
     from workspace.asgi import with_workspace
-    from workspace.calls import CallOptions
-    from workspace.drafts import DraftWriter
+    from workspace.documents.calls import CallOptions
     from workspace.exceptions import (
         DatabaseUnavailable,
         DeletedWhileWriting,
@@ -139,10 +140,54 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
         UnknownTool,
         WorkspaceError,
     )
-    from workspace.repository import WorkspaceRepository
     from workspace.signals import DocumentChange, artifact_produced, document_changed, draft_changed
     from workspace.tools import ToolCollection, ToolResult, ToolSpec, registered_tools, workspace_tool
     from workspace.tools.documents import DocumentTools
+
+    from .documents.repository import WorkspaceRepository
+    from .drafts import DraftWriter
+
+
+# The modules that moved into the capabilities' packages in 0.4.0: the old
+# paths still import, each name with a DeprecationWarning, until 0.5.0 at the earliest.
+moved_modules(
+    {
+        "workspace.asgi_types": "workspace.utils.asgi_types",
+        "workspace.async_bridge": "workspace.utils.async_bridge",
+        "workspace.calls": "workspace.documents.calls",
+        "workspace.content_security": "workspace.http.content_security",
+        "workspace.db": {"as_request": "workspace.utils.async_bridge.as_async_request"},
+        "workspace.draft_expiry": "workspace.drafts.expiry",
+        "workspace.draft_forwarders": "workspace.drafts.forwarders",
+        "workspace.draft_request": "workspace.drafts.request",
+        "workspace.draft_store": "workspace.drafts.store",
+        "workspace.edit_request": "workspace.people.request",
+        "workspace.edits": "workspace.documents.edits",
+        "workspace.failures": "workspace.http.failures",
+        "workspace.idempotency": "workspace.documents.idempotency",
+        "workspace.json_strings": "workspace.drafts.json_strings",
+        "workspace.line_diff": "workspace.documents.line_diff",
+        "workspace.merging": "workspace.documents.merging",
+        "workspace.openapi": "workspace.http.openapi",
+        "workspace.openapi_drafts": "workspace.drafts.openapi",
+        "workspace.openapi_people": "workspace.people.openapi",
+        "workspace.parameters": "workspace.http.request",
+        "workspace.partial_json": "workspace.drafts.partial_json",
+        "workspace.person_edits": "workspace.documents.person_edits",
+        "workspace.preconditions": "workspace.documents.preconditions",
+        "workspace.pruning": "workspace.documents.pruning",
+        "workspace.repository": "workspace.documents.repository",
+        "workspace.request_body": "workspace.http.request",
+        "workspace.shutdown": "workspace.events.shutdown",
+        "workspace.snapshot_policy": "workspace.history.snapshot_policy",
+        "workspace.splices": "workspace.history.splices",
+        "workspace.statements": "workspace.documents.statements",
+        "workspace.throttling": "workspace.http.throttling",
+        "workspace.view_defaults": "workspace.http.defaults",
+        "workspace.views": "workspace.http.views",
+        "workspace.writes": "workspace.documents.writes",
+    }
+)
 
 
 def __getattr__(name: str) -> Any:

@@ -19,12 +19,11 @@ from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, reverse
 from django.utils.html import format_html
 
-from . import history
 from .access import access_checker, can_access
+from .documents.repository import WorkspaceRepository
 from .exceptions import RevisionNotFound, WorkspaceError
-from .history import DIFF_MAX_LINES
+from .history.revisions import DIFF_MAX_LINES, content_at, revision_with_content
 from .models import Revision, WorkingDocument
-from .repository import WorkspaceRepository
 
 REVISIONS_PER_PAGE = 100
 MAX_VERSION = 2**63 - 1
@@ -169,7 +168,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
         document = self._document(request, object_id)
         revision, content = self._revision(document, number)
         previous = Revision.objects.filter(document=document, version=number - 1).first()
-        before = history.content_at(previous) if previous else ""
+        before = content_at(previous) if previous else ""
         diff = line_diff(before, content, previous is not None)
         context = {
             **self.admin_site.each_context(request),
@@ -227,7 +226,7 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
 
     def _revision(self, document: WorkingDocument, version: int) -> tuple[Revision, str]:
         try:
-            return history.revision_with_content(document, version)
+            return revision_with_content(document, version)
         except RevisionNotFound as error:
             raise Http404(str(error)) from None
 

@@ -16,10 +16,10 @@ It serves, around the host's application:
   (``workspace.mcp.asgi``), which owns the ASGI lifespan. Without it, the
   MCP paths reach Django, which answers that MCP is not served, and the
   streams' wrapper answers the lifespan;
-- the check that ends drafts nobody writes to any more (``workspace.draft_expiry``).
+- the check that ends drafts nobody writes to any more (``workspace.drafts.expiry``).
 
 When the server stops (SIGINT, SIGTERM), the streams end at once and the
-server with them (``workspace.shutdown``).
+server with them (``workspace.events.shutdown``).
 
 It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 ``workspace.mcp`` and ``workspace.events.handover``, which still work.
@@ -28,9 +28,9 @@ It replaces the two wrappers of 0.2.0, ``asgi(streams(app))`` from
 import importlib.util
 import logging
 
-from . import draft_expiry
-from .asgi_types import ASGIApplication
+from .drafts import expiry as draft_expiry
 from .events.handover import hold_streams
+from .utils.asgi_types import ASGIApplication
 
 logger = logging.getLogger(__name__)
 

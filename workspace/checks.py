@@ -19,7 +19,7 @@ from rest_framework.settings import api_settings
 
 from .conf import conf
 from .events import CHANNEL_MANAGER, STORAGE
-from .throttling import WorkspaceRateThrottle
+from .http.throttling import WorkspaceRateThrottle
 from .tools import tools_of
 from .tools.registry import load_tools
 

@@ -23,10 +23,10 @@ from typing import Any
 import pydantic
 from langchain_core.tools import StructuredTool, ToolException
 
-from .async_bridge import as_async_request
-from .calls import CallOptions
+from .documents.calls import CallOptions
 from .tools.arguments import describe_errors
 from .tools.registry import RegisteredTool, registered_tools
+from .utils.async_bridge import as_async_request
 
 
 def langchain_tools(thread_id: str, *, actor: str | None = None) -> list[StructuredTool]:

@@ -43,7 +43,7 @@ class Revision(models.Model):
 
     ``text`` is what changed: the appended chunk for ``append``; for the other
     ops either the whole new content (``splice_line`` null) or, as a
-    ``workspace.splices.Splice`` of the content before it, the inserted text.
+    ``workspace.history.splices.Splice`` of the content before it, the inserted text.
     The content at a version that is not a whole copy is the content at
     ``base_version`` (a whole-content revision or a snapshot) with the changes
     after it applied in order.
@@ -169,7 +169,7 @@ class Draft(models.Model):
     Not a revision: its pieces are deleted when it ends; the row stays a while
     (``outcome`` set) so that late pieces are refused and streams hear of the end.
     ``parser_state`` is the partial-JSON parser's state between pieces
-    (``workspace.partial_json``); never the text itself."""
+    (``workspace.drafts.partial_json``); never the text itself."""
 
     class Outcome(models.TextChoices):
         COMMITTED = "committed"

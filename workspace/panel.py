@@ -10,10 +10,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBadRequest
 from django.shortcuts import render
 from django.urls import reverse
 
-from . import content_security
 from .access import can_access
 from .exceptions import InvalidThreadId
-from .history import DIFF_MAX_LINES
+from .history.revisions import DIFF_MAX_LINES
+from .http import content_security
 from .validation import validate_thread_id
 
 

@@ -1,7 +1,7 @@
 """The app's HTTP routes, for a host to include (``path("api/workspace/", include("workspace.urls"))``).
 
-Views come from ``workspace.views``; the schema and docs pages from
-``workspace.openapi``, imported at their first request only.
+Views come from ``workspace.http.views``; the schema and docs pages from
+``workspace.http.openapi``, imported at their first request only.
 """
 
 from collections.abc import Callable
@@ -14,7 +14,7 @@ from django.http import HttpRequest, HttpResponseBase
 from django.urls import URLPattern, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
-from . import views
+from .http import views
 
 app_name = "workspace"
 
@@ -48,12 +48,12 @@ def undocumented(view: View) -> View:
 
 
 def loaded_when_asked(view_class: str, **initkwargs: Any) -> View:
-    """A view class of workspace.openapi, imported and made at its first request:
+    """A view class of workspace.http.openapi, imported and made at its first request:
     only the schema and docs pages load drf-spectacular."""
 
     @cache
     def loaded() -> View:
-        return getattr(import_module(".openapi", __package__), view_class).as_view(**initkwargs)
+        return getattr(import_module(".http.openapi", __package__), view_class).as_view(**initkwargs)
 
     @csrf_exempt  # as DRF's views are
     def view(request: HttpRequest, *args: Any, **kwargs: Any) -> HttpResponseBase:

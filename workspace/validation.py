@@ -1,4 +1,5 @@
-"""Rules on the values the app stores, shared by the repository, the tools and the views."""
+"""Rules on the values the app stores and the fields it reads, shared by the
+repository, the tools and the views."""
 
 import re
 
@@ -69,4 +70,14 @@ def check_size(length: int, subject: str) -> None:
     if length > limit:
         raise DocumentTooLarge(
             f"{subject} {length} characters, more than the limit of {limit} (WORKSPACE_MAX_DOCUMENT_CHARS)"
+        )
+
+
+def refuse_unknown_fields(data: dict, fields: tuple[str, ...]) -> None:
+    """InvalidArguments (400) naming the first few fields of a request's ``data``
+    not in ``fields``, if any: an endpoint's body has no field it does not read."""
+    unknown = sorted(set(data) - set(fields))
+    if unknown:
+        raise InvalidArguments(
+            f"unknown fields: {', '.join(name[:40] for name in unknown[:5])}; the fields are {', '.join(fields)}"
         )

@@ -1,7 +1,7 @@
 """A host project unlike the demo: its own user model (a UUID key; an email
 address of up to 254 characters as the username) and its own REST_FRAMEWORK
 defaults, each of which a host may well have. AUTH_USER_MODEL cannot change
-within one process, so tests/test_host_settings.py runs tests/hosts/suite.py
+within one process, so tests/app/test_host_settings.py runs tests/hosts/suite.py
 under these settings in a process of its own."""
 
 from tests.settings import *  # noqa: F401,F403  (the test database, fast hashing)

@@ -1,7 +1,7 @@
 """The app inside a host with its own user model and REST_FRAMEWORK defaults
 (tests.hosts.settings): every endpoint behaves as in the demo.
 
-tests/test_host_settings.py runs this file in a process of its own (the suite
+tests/app/test_host_settings.py runs this file in a process of its own (the suite
 does not collect it: its name is not test_*.py), with
 ``--ds=tests.hosts.settings``."""
 
@@ -14,8 +14,8 @@ from django.core.checks import run_checks
 from rest_framework.authtoken.models import Token
 from rest_framework.test import APIClient
 
-from tests.conftest import call_tool
-from tests.live import EventStream, Server
+from tests.support import call_tool
+from tests.support.live import EventStream, Server
 from workspace.models import IdempotencyRecord
 
 pytestmark = pytest.mark.django_db

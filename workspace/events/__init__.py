@@ -1,9 +1,11 @@
 """Live events over Server-Sent Events: the only package that uses django-eventstream
 (its internals: ``workspace.internals.django_eventstream``).
 
-- ``channels``: a thread's channels, and who may read them;
+- ``channels``: a thread's channels; ``channel_manager``: who may read them;
+- ``order``: the order of a thread's events, which every reader and transport
+  asks (a committed draft's end after its document event);
 - ``storage``: where streams read events: the revision log for document
-  changes, django-eventstream's tables for artifacts, the drafts' tables for
+  changes (``replay``), django-eventstream's tables for artifacts, the drafts' tables for
   live drafts (``drafts``); ``encoding``: how event data is written;
 - ``announce``: after a commit, tell every transport of the change;
 - ``transports``: how changes travel, chosen from the settings in one place:
@@ -14,13 +16,14 @@
 - ``slots``: each user's open streams, counted against the limit;
 - ``watchers``: who hears of a change: the ``feed`` and the MCP subscriptions;
 - ``feed``: the streams this process holds, and one read per change for them
-  (it ends them when the server stops: ``workspace.shutdown``);
+  (it ends them when the server stops: ``workspace.events.shutdown``);
 - ``stream``: the stream response of the API's view; ``stream_body``: what a
   stream held by this process sends; ``reading``: one read of the storage
-  for either (a draft's end never before its document event); ``handover``:
+  for either; ``handover``:
   the ASGI wrapper that holds those streams once Django is done (and answers
   the lifespan Django refuses);
-- ``link_authentication``: behind Pushpin, who may use the links it was given.
+- ``link_authentication``: behind Pushpin, who may use the links it was given
+  (``grip``: the old paths of these names, deprecated).
 
 The settings name the classes by the short paths below. ``install()``
 (from ``AppConfig.ready``) connects the receivers and prepares the
@@ -28,7 +31,8 @@ transports; importing a module of this package connects nothing.
 """
 
 from . import announce, transports
-from .channels import ThreadChannelManager, artifact_channel, document_channel, draft_channel
+from .channel_manager import ThreadChannelManager
+from .channels import artifact_channel, document_channel, draft_channel
 from .storage import ThreadEventStorage
 
 CHANNEL_MANAGER = "workspace.events.ThreadChannelManager"

@@ -11,7 +11,7 @@ A commit that is never announced (the process died) is found by the next
 announcement on the thread, or by a reconnecting client. A draft's end is
 also shown to the transports inside its transaction (``before_commit``):
 Pushpin's claims it there, so that no other process publishes it before
-the change it commits with.
+the change it commits with (the order of a thread's events: ``order``).
 
 ``connect()`` (from ``events.install``, in ``AppConfig.ready``) connects the
 receivers; importing this module connects nothing.

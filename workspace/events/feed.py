@@ -11,12 +11,12 @@ one query and one encoding per change, not a thousand. A stream that must
 read from elsewhere (the id is gone, or more than a page came, or a page of
 drafts that goes on) reads the storage itself. A stream that sent nothing for ``KEEP_ALIVE_SECONDS`` is
 woken with no change, to send a keep-alive (one timer for all of them).
-When the server stops (``workspace.shutdown``), every stream is woken to end.
+When the server stops (``workspace.events.shutdown``), every stream is woken to end.
 
 A thread's drafts are read at most once per ``DRAFT_COALESCE_SECONDS``:
 pieces that arrive in between go out together, one event per draft. Their
-document is read with them, so that a committed draft's end never comes
-before its document event, even when Redis brings the two out of order.
+document is read with them (``order.read_with``), even when Redis brings
+the two out of order.
 """
 
 import asyncio
@@ -26,10 +26,10 @@ from collections.abc import Iterable
 
 from asgiref.sync import sync_to_async
 
-from .. import shutdown
 from ..internals.django_eventstream import Event, EventDoesNotExist, make_id, sse_encode_event
-from . import drafts
-from .channels import DRAFT_PREFIX, document_channel
+from . import drafts, shutdown
+from .channels import DRAFT_PREFIX
+from .order import read_with
 from .storage import ThreadEventStorage
 from .watchers import watch
 
@@ -146,7 +146,7 @@ class Feed:
     def _read_drafts(self, channel: str) -> None:
         if channel in self.listeners:
             self.drafts_read_at[channel] = self.loop.time()
-        self._read_for([document_channel(channel.removeprefix(DRAFT_PREFIX)), channel])
+        self._read_for(read_with(channel))
 
     def _read_for(self, channels: list[str]) -> None:
         """Read what follows each last id the channels' streams stand at (one

@@ -24,8 +24,8 @@ import asyncio
 from collections.abc import AsyncGenerator, Mapping
 from typing import Any
 
-from ..asgi_types import ASGIApplication, Receive, Scope, Send
 from ..deprecation import moved_names
+from ..utils.asgi_types import ASGIApplication, Receive, Scope, Send
 
 SCOPE_KEY = "workspace.stream_handover"
 

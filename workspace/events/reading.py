@@ -2,11 +2,9 @@
 the thread's channels (django-eventstream's ``get_events``), for a stream this
 process holds (``stream_body``) and for each of Pushpin's requests (``stream``).
 
-A stream sends its channels in one order (``channels.in_sending_order``); a
-read takes them in the reverse order, so that it never sends a channel's
-event ahead of one it depends on. A document change, its artifact and its
-draft's end commit together: once the drafts' read has seen the end, the
-document's read, begun after it, sees the change, and sends it first. Where
+A read takes the channels in ``order``'s reading order, so that it never
+sends a channel's event ahead of one it depends on (a committed draft's end
+ahead of its document event), and answers them in the sending order. Where
 a channel sent earlier has more events than one read takes, the channels
 after it wait for the next read. A page of drafts that goes on
 (``drafts.DraftEvents``) counts as more, like a page django-eventstream cut.
@@ -14,13 +12,13 @@ after it wait for the next read. A page of drafts that goes on
 
 from ..internals.django_eventstream import EventRequest, EventResponse, get_events
 from . import drafts
-from .channels import in_sending_order
+from .order import in_reading_order, in_sending_order
 
 
 def read(event_request: EventRequest) -> EventResponse:
     """What follows ``event_request``'s last ids, its channels in sending order."""
     sending = in_sending_order(event_request.channels)
-    event_request.channels = sending[::-1]
+    event_request.channels = in_reading_order(sending)
     response = get_events(event_request)
     items = response.channel_items
     for channel, events in items.items():

@@ -13,20 +13,19 @@ from typing import Any
 from django.db import close_old_connections, connections, router
 from django.utils import timezone
 
-from .. import history
 from ..conf import conf
-from ..history import EVENT_REASON_CHARS
 from ..internals.django_eventstream import Event, EventCounter, EventDoesNotExist, StorageBase, StoredEvent
 from ..signals import DocumentChange
-from . import drafts
+from . import drafts, replay
 from .channels import ARTIFACT_PREFIX, DOCUMENT_PREFIX, DRAFT_PREFIX
 from .encoding import encode, fits
+from .replay import EVENT_REASON_CHARS
 
 ARTIFACTS_KEPT_FOR = timedelta(hours=24)
 
 
 def document_event_data(thread_id: str, change: dict) -> dict:
-    """A ``document`` event from a change (``version, op, title, length, text``;
+    """A ``document`` event from a change (``version, op, revision_op, title, length, text``;
     ``text`` None when too long to carry: the event then says ``"omitted": true``;
     and ``actor, source, tool, action_and_reasoning``, the reason cut to its first
     ``EVENT_REASON_CHARS`` characters, then with ``"reason_truncated": true``).
@@ -36,6 +35,7 @@ def document_event_data(thread_id: str, change: dict) -> dict:
         "thread_id": thread_id,
         "version": change["version"],
         "op": op,
+        "revision_op": change["op"],  # as the revision names it: an edit or a restore too
         "title": change["title"],
         "length": change["length"],
     }
@@ -82,7 +82,7 @@ class ThreadEventStorage(StorageBase):
 
     def _current_id(self, channel: str) -> int:
         if channel.startswith(DOCUMENT_PREFIX):
-            return history.newest_event_id(channel.removeprefix(DOCUMENT_PREFIX))
+            return replay.newest_event_id(channel.removeprefix(DOCUMENT_PREFIX))
         if channel.startswith(DRAFT_PREFIX):
             return drafts.current_id(channel.removeprefix(DRAFT_PREFIX))
         return EventCounter.objects.filter(name=channel).values_list("value", flat=True).first() or 0
@@ -93,7 +93,7 @@ class ThreadEventStorage(StorageBase):
         the stream, as django-eventstream does.)"""
         try:
             if channel.startswith(DOCUMENT_PREFIX):
-                return history.never_handed_out(channel.removeprefix(DOCUMENT_PREFIX), event_id)
+                return replay.never_handed_out(channel.removeprefix(DOCUMENT_PREFIX), event_id)
             if channel.startswith(DRAFT_PREFIX):
                 return event_id > drafts.current_id(channel.removeprefix(DRAFT_PREFIX))
             return event_id > self.get_current_id(channel)
@@ -103,7 +103,7 @@ class ThreadEventStorage(StorageBase):
     def document_event(self, change: DocumentChange) -> tuple[Event, int | None] | None:
         """The event of a committed ``DocumentChange`` and the id before it on
         its channel (None: not kept); None when its revision is gone already."""
-        event_id, previous_id = history.event_ids_around(change.thread_id, change.version)
+        event_id, previous_id = replay.event_ids_around(change.thread_id, change.version)
         if event_id is None:
             return None
         data = document_event_data(change.thread_id, vars(change))
@@ -111,9 +111,9 @@ class ThreadEventStorage(StorageBase):
 
     def _document_events(self, channel: str, last_id: int, limit: int) -> list:
         thread_id = channel.removeprefix(DOCUMENT_PREFIX)
-        changes = history.changes_after(thread_id, last_id, limit, conf.EVENT_MAX_CHARS)
+        changes = replay.changes_after(thread_id, last_id, limit, conf.EVENT_MAX_CHARS)
         if changes is None:
-            raise EventDoesNotExist(f"no change {last_id} to resume from", history.newest_event_id(thread_id))
+            raise EventDoesNotExist(f"no change {last_id} to resume from", replay.newest_event_id(thread_id))
         return [
             Event(channel, "document", encode(document_event_data(thread_id, change)), id=change["id"])
             for change in changes

@@ -24,7 +24,7 @@ from ..internals.django_eventstream import (
     sse_encode_event,
 )
 from . import feed, reading, slots
-from .channels import in_sending_order
+from .order import in_sending_order, must_wait
 
 OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
 KEEP_ALIVE = b"event: keep-alive\ndata:\n\n"
@@ -87,10 +87,8 @@ async def _news(listener: feed.Listener, changed: set[str], last_ids: dict) -> t
     chunks: list[bytes] = []
     ordered = in_sending_order(changed)
     for position, channel in enumerate(ordered):
-        if listener.changed.intersection(ordered[:position]):
-            # A channel sent before this one changed while this round read it:
-            # its news goes first, next round (a committed draft's end never
-            # comes before its document event).
+        if must_wait(ordered, position, listener.changed):
+            # A channel sent before this one changed while this round read it: its news goes first, next round.
             listener.again(ordered[position:])
             break
         encoded = await listener.feed.chunk_after(channel, last_ids)

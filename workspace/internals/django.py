@@ -8,7 +8,7 @@ Written against Django 5.2 (checked on 5.2.19). Relies on:
   ``ASGIRequest`` sets it to the body, spooled to a seekable file.
 
 No public API replaces a request's body stream once the request is built.
-``tests/test_internals.py`` checks each of these on the installed Django.
+``tests/app/test_internals.py`` checks each of these on the installed Django.
 """
 
 from typing import BinaryIO, cast

@@ -5,7 +5,7 @@ at ``threads/<id>/mcp/``, the MCP server. Hosts reach it through
 Django's ASGI handler refuses lifespan events; the SDK's session manager
 needs one. This application owns the lifespan (it runs the session manager
 and hears of changes for the subscriptions; when the server begins to stop,
-``workspace.shutdown``, it ends the MCP streams) and hands every other
+``workspace.events.shutdown``, it ends the MCP streams) and hands every other
 request to Django. An MCP request is checked as the API checks its own, before the
 SDK sees it: an allowed host, a valid thread id (else 400), an ``Origin``, if
 any, of an allowed host (else 403: DNS rebinding), a token of the API as
@@ -41,18 +41,17 @@ from mcp.server.transport_security import TransportSecuritySettings
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from rest_framework.exceptions import AuthenticationFailed
 
-from .. import shutdown
 from ..access import can_access
-from ..asgi_types import ASGIApplication, Receive, Scope, Send
-from ..async_bridge import as_async_request
 from ..authentication import TokenAuthentication, token_key
-from ..calls import CallOptions
 from ..conf import conf
-from ..events import slots
+from ..documents.calls import CallOptions
+from ..events import shutdown, slots
 from ..exceptions import RETRY_AFTER_SECONDS, TooManyStreams, WorkspaceError
+from ..http.views import mcp_without_asgi
 from ..internals.mcp import session_transports
+from ..utils.asgi_types import ASGIApplication, Receive, Scope, Send
+from ..utils.async_bridge import as_async_request
 from ..validation import validate_thread_id
-from ..views import mcp_without_asgi
 from . import messages
 from .server import CALLER, Caller, build_server, document_uri, over_read_rate, over_the_rate, retry_after
 from .sessions import UserSessions

@@ -16,7 +16,7 @@ import anyio
 import mcp_types as types
 from pydantic import ValidationError
 
-from ..asgi_types import Receive, Scope
+from ..utils.asgi_types import Receive, Scope
 
 READ_TIMEOUT_SECONDS = 30
 

@@ -18,14 +18,14 @@ from mcp.shared.exceptions import MCPError
 from rest_framework.throttling import SimpleRateThrottle
 
 from ..access import can_access
-from ..async_bridge import as_async_request
-from ..calls import CallOptions
+from ..documents.calls import CallOptions
+from ..documents.repository import WorkspaceRepository
 from ..exceptions import DatabaseUnavailable, DocumentNotFound
-from ..repository import WorkspaceRepository
-from ..throttling import ReadRateThrottle, WriteRateThrottle
+from ..http.throttling import ReadRateThrottle, WriteRateThrottle
 from ..tools.decorator import ToolSpec
 from ..tools.envelope import ENVELOPE_SCHEMA, ToolResult, failure_envelope
 from ..tools.registry import RegisteredTool, registered_tools
+from ..utils.async_bridge import as_async_request
 from .subscriptions import Subscriptions
 
 logger = logging.getLogger(__name__)

@@ -1,6 +1,6 @@
 """``ToolCollection``: the public base class of a collection of tools bound to one thread."""
 
-from ..calls import CallOptions
+from ..documents.calls import CallOptions
 
 
 class ToolCollection:
@@ -22,7 +22,7 @@ class ToolCollection:
 
         from pydantic import Field
 
-        from workspace.repository import WorkspaceRepository
+        from workspace.documents.repository import WorkspaceRepository
         from workspace.tools import ToolCollection, workspace_tool
 
 

@@ -15,8 +15,8 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from ..calls import CallOptions
 from ..deprecation import moved_names
+from ..documents.calls import CallOptions
 from .arguments import Arguments
 from .envelope import ToolResult
 from .unit_of_work import run_tool_call

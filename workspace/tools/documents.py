@@ -5,8 +5,8 @@ from typing import Annotated
 from pydantic import Field
 
 from ..deprecation import moved_names
+from ..documents.repository import WorkspaceRepository
 from ..exceptions import DocumentNotFound, InvalidArguments
-from ..repository import WorkspaceRepository
 from ..validation import TITLE_MAX_LENGTH
 from .arguments import shorten
 from .collection import ToolCollection

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from django.utils.module_loading import import_string
 
-from ..calls import CallOptions
 from ..conf import conf
+from ..documents.calls import CallOptions
 from ..exceptions import UnknownTool
 from .arguments import shorten
 from .decorator import ToolSpec, tools_of

@@ -21,18 +21,18 @@ from typing import Any, Protocol
 
 from django.db import InterfaceError, OperationalError, router, transaction
 
-from .. import draft_store, idempotency
-from ..calls import CallOptions, ExpectedVersions, ToolCall, calling
+from ..documents import idempotency
+from ..documents.calls import CallOptions, ExpectedVersions, ToolCall, calling
+from ..documents.repository import check_precondition
+from ..drafts import store as draft_store
 from ..exceptions import DatabaseUnavailable, InvalidArguments, ToolFailed, WorkspaceError
 from ..models import WorkingDocument
-from ..repository import check_precondition, current_version
 from ..signals import artifact_produced
 from ..validation import validate_thread_id
 from .arguments import INJECTED_ARGUMENT, Arguments
 from .envelope import ToolResult
 
-# The name the calls were logged under before this module was split out, kept for hosts' logging settings.
-logger = logging.getLogger("workspace.tools.decorator")
+logger = logging.getLogger(__name__)
 
 # A tool's own argument for the version it expects (edit_document's), which
 # the call's expected version (If-Match) must not contradict.
@@ -107,7 +107,7 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
 
 
 def _end_draft_as_committed(thread_id: str, draft_id: str, tool: str, actor: str | None) -> None:
-    draft_store.end_call(thread_id, draft_id, tool, actor, draft_store.Outcome.COMMITTED, current_version(thread_id))
+    draft_store.end_call(thread_id, draft_id, tool, actor, draft_store.Outcome.COMMITTED)
 
 
 def _end_draft_as_failed(thread_id: Any, draft_id: str, tool: str, actor: str | None) -> None:

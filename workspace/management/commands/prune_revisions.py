@@ -7,7 +7,8 @@ from django.core.management.base import BaseCommand, CommandError, CommandParser
 from django.utils import timezone
 
 from workspace.conf import conf
-from workspace.pruning import prune_revisions
+
+from ...documents.pruning import prune_revisions
 
 
 class Command(BaseCommand):

@@ -1,0 +1,136 @@
+"""The raw SQL of the write path, for PostgreSQL and SQLite alike.
+
+Raw because the ORM's ``update()`` cannot return what the row holds after
+it, and compiling its queries costs several times the database's own work on
+a small document (``bench/append.py``, ``bench/statements.py``). One
+skeleton writes every change of an existing document: UPDATE its row and
+INSERT the revision, in one statement on PostgreSQL (a CTE), two on SQLite.
+"""
+
+from dataclasses import dataclass
+from typing import Any
+
+from django.db import connections, router
+from django.db.backends.base.base import BaseDatabaseWrapper
+from django.db.backends.utils import CursorWrapper
+from django.db.models import Model
+from django.utils import timezone
+
+from ..models import Revision, Snapshot, WorkingDocument
+
+
+class Returned(str):
+    """A revision's value taken from a column of the document row the UPDATE
+    changed (its value after the UPDATE), rather than sent as a parameter."""
+
+
+def _is(value: object, name: Returned) -> bool:
+    return isinstance(value, Returned) and value == name
+
+
+def _connection() -> BaseDatabaseWrapper:
+    return connections[router.db_for_write(WorkingDocument)]
+
+
+def _table(connection: BaseDatabaseWrapper, model: type[Model]) -> str:
+    return connection.ops.quote_name(model._meta.db_table)
+
+
+@dataclass(frozen=True)
+class Writing:
+    """What the statements of one change share, looked up once: the documents'
+    database, their table (quoted), and the time now as that database takes it."""
+
+    connection: BaseDatabaseWrapper
+    documents: str
+    now: Any
+
+
+def writing() -> Writing:
+    connection = _connection()
+    now = connection.ops.adapt_datetimefield_value(timezone.now())
+    return Writing(connection, _table(connection, WorkingDocument), now)
+
+
+def update_and_record(
+    writing: Writing, update: str, parameters: list, revision: dict[str, Any], returning: tuple[Returned, ...] = ()
+) -> dict[str, Any] | None:
+    """Run ``update`` (an UPDATE of one document row, with its ``parameters``) and
+    insert the revision whose columns and values ``revision`` gives; a value
+    ``Returned("name")`` is the changed row's column. Return the changed row's
+    ``returning`` columns (by name; each must be one of the revision's values);
+    None, with no revision written, if the UPDATE changed no row."""
+    insert = f"INSERT INTO {_table(writing.connection, Revision)} ({', '.join(revision)}) "
+    taken = list(dict.fromkeys(value for value in revision.values() if isinstance(value, Returned)))
+    with writing.connection.cursor() as cursor:
+        if writing.connection.vendor == "postgresql":
+            return _in_one_statement(cursor, update, parameters, insert, revision, taken, returning)
+        cursor.execute(f"{update} RETURNING {', '.join(taken)}", parameters)
+        row = cursor.fetchone()
+        if row is None:
+            return None
+        changed = dict(zip(taken, row, strict=True))
+        values = [changed[value] if isinstance(value, Returned) else value for value in revision.values()]
+        cursor.execute(f"{insert} VALUES ({', '.join(['%s'] * len(values))})", values)
+    return {name: changed[name] for name in returning}
+
+
+def _in_one_statement(
+    cursor: CursorWrapper,
+    update: str,
+    parameters: list,
+    insert: str,
+    revision: dict[str, Any],
+    taken: list[Returned],
+    returning: tuple[Returned, ...],
+) -> dict[str, Any] | None:
+    """``update_and_record`` on PostgreSQL: the UPDATE in a CTE whose row the
+    INSERT reads, so that the row's values travel once."""
+    values = ", ".join(value if isinstance(value, Returned) else "%s" for value in revision.values())
+    sent = [value for value in revision.values() if not isinstance(value, Returned)]
+    echoed = [next(column for column, value in revision.items() if _is(value, name)) for name in returning]
+    cursor.execute(
+        f"WITH changed AS ({update} RETURNING {', '.join(taken)}) {insert} SELECT {values} FROM changed"
+        + (f" RETURNING {', '.join(echoed)}" if echoed else ""),
+        [*parameters, *sent],
+    )
+    if not returning:
+        return {} if cursor.rowcount else None
+    row = cursor.fetchone()
+    return None if row is None else dict(zip(returning, row, strict=True))
+
+
+def lock_document_row(thread_id: str, fields: tuple[str, ...]) -> tuple | None:
+    """The document's ``fields``, its row locked (``SELECT ... FOR UPDATE``); None if missing."""
+    connection = _connection()
+    lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"SELECT {', '.join(fields)} FROM {_table(connection, WorkingDocument)} WHERE thread_id = %s{lock}",
+            [thread_id],
+        )
+        return cursor.fetchone()
+
+
+def snapshot_content(writing: Writing, document_id: int) -> None:
+    """Store the document's content now as the snapshot of its current version."""
+    with writing.connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {_table(writing.connection, Snapshot)} (document_id, version, content) "
+            f"SELECT id, version, content FROM {writing.documents} WHERE id = %s",
+            [document_id],
+        )
+
+
+def delete_before(model: type[Revision] | type[Snapshot], document_id: int, version: int, batch: int) -> int:
+    """Delete up to ``batch`` of the document's rows of ``model`` (revisions or
+    snapshots) older than ``version``, in one statement; return how many."""
+    connection = connections[router.db_for_write(model)]
+    table = _table(connection, model)
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"DELETE FROM {table} WHERE id IN "
+            f"(SELECT id FROM {table} WHERE document_id = %s AND version < %s LIMIT %s)",
+            [document_id, version, batch],
+        )
+        return cursor.rowcount
