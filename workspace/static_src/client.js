@@ -31,7 +31,8 @@ export class WorkspaceError extends Error {
 export function activityItem(record, receivedAt) {
   return {
     version: record.version,
-    op: record.op,
+    // A revision's op; an event's op says only how to apply it ("update" for an edit or a restore).
+    op: record.revision_op ?? record.op,
     time: record.created_at || receivedAt || new Date().toISOString(),
     actor: record.actor ?? null,
     source: record.source ?? null,
@@ -313,12 +314,15 @@ class DocumentClient {
     return names;
   }
 
-  /** Restores a kept version as a new one (POST revisions/<v>/restore/); resolves to the document. */
-  async restore(version, { ifMatch } = {}) {
+  /**
+   * Restores a kept version as a new one (POST revisions/<v>/restore/), with
+   * `reason` as its action_and_reasoning if given; resolves to the document.
+   */
+  async restore(version, { ifMatch, reason } = {}) {
     const headers = ifMatch === undefined ? {} : { "If-Match": `"${ifMatch}"` };
     const answer = await requestJson(`${this.urls.revisions}${version}/restore/`, {
       method: "POST",
-      body: {},
+      body: reason ? { action_and_reasoning: reason } : {},
       headers,
       csrfToken: this.csrfToken,
     });

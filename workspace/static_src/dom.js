@@ -24,9 +24,49 @@ export function timeElement(iso) {
   return node;
 }
 
-/** Shows `message` in the page's status line (a polite live region). */
-export function notify(root, message, kind = "info") {
+/** The line that names a change: version, time, who (agent or person), tool and op. */
+export function changeHead(item, tag = "p") {
+  const head = element(tag, "", { class: "activity-head" });
+  head.append(element("strong", `v${item.version}`), " · ", timeElement(item.time), " · ");
+  head.append(element("span", describeAuthor(item), { class: `author ${item.source || ""}` }));
+  if (item.tool) head.append(" · ", element("code", item.tool, { class: "tool" }));
+  if (item.op) head.append(" · ", element("span", item.op, { class: "op" }));
+  return head;
+}
+
+/** A change as a button that opens its version (`open(version)`): its head line and its reason. */
+export function changeButton(item, open) {
+  const button = element("button", "", { type: "button", class: "change", title: `Open version ${item.version}` });
+  button.append(changeHead(item, "span"));
+  const reason = item.reason + (item.reasonTruncated ? " …" : "");
+  if (reason) button.append(element("span", reason, { class: "reason" }));
+  button.addEventListener("click", () => open(item.version));
+  return button;
+}
+
+const NOTICE_MS = 8000;
+let noticeTimer = null;
+
+/**
+ * Shows `message` as the page's notice (a toast in a polite live region;
+ * `kind` "info", "success" or "error"), with a button for `action`
+ * ({label, run}) if given. It stays until the next one; a success or an
+ * info without action fades after a while, an error stays.
+ */
+export function notify(root, message, kind = "info", action = null) {
   const notice = root.querySelector("#notice");
-  notice.textContent = message;
+  const text = element("span", message, { class: "notice-text" });
+  notice.replaceChildren(text);
+  if (action) {
+    const button = element("button", action.label, { type: "button", class: "notice-action" });
+    button.addEventListener("click", () => {
+      button.disabled = true;
+      action.run();
+    });
+    notice.append(button);
+  }
   notice.className = `notice ${kind}`;
+  notice.hidden = false;
+  clearTimeout(noticeTimer);
+  if (kind !== "error" && !action) noticeTimer = setTimeout(() => notice.classList.add("faded"), NOTICE_MS);
 }

@@ -11,6 +11,7 @@
 // which the page handles input. A change arriving meanwhile starts again from
 // what is already rendered. A block not yet rendered has no element yet.
 import { lastOrderedDelimiter, orderedListDelimiter, referenceDefinitions, splitBlocks } from "./blocks.js";
+import { highlightCode } from "./code.js";
 import { markdownReferences, renderMarkdownBlocks } from "./render.js";
 
 const FIRST_CHARS = 8 * 1024;
@@ -187,6 +188,7 @@ export class BlockView {
     });
     this.container.insertBefore(fragment, this.elementFrom(to));
     this.continueLists(from, to);
+    highlightCode(elements);
   }
 
   /**

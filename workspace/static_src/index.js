@@ -9,15 +9,17 @@
 //                             "draft-end" (callId, event, draft); returns an unsubscribe
 //     client.save(content, {baseVersion, title, reason})
 //                             -> {merged, document, mergedWith} | {conflicts, currentVersion}
-//     client.restore(version) -> the document
+//     client.restore(version, {ifMatch, reason}) -> the document
 //     client.revision(version), client.revisions({after, limit}),
 //     client.loadOlderActivity(), client.close()
 //   renderMarkdown(text)      sanitised HTML of the document's Markdown
 //   diffElement(before, after, options), lineChanges(before, after, limits),
 //   boundedLineChanges(before, after, limits), DIFF_LIMITS
+//   mergeParts(base, current, yours, limits), resolvedText(parts, choices), RESOLUTIONS
 //   mountPanel(root)          the whole panel on the page's markup
 // docs/panel.md documents them.
 export { DocumentClient, WorkspaceError, activityItem, csrfFromCookie, openDocument } from "./client.js";
 export { DIFF_LIMITS, boundedLineChanges, diffElement, lineChanges } from "./diff.js";
+export { RESOLUTIONS, mergeParts, resolvedText } from "./merge3.js";
 export { isSafeLink, isSameOriginImage, renderMarkdown } from "./render.js";
 export { mountPanel } from "./panel.js";

@@ -22,8 +22,20 @@ function timings() {
   return Array.isArray(records) ? records : null;
 }
 
+/** True when the content's first line is a top-level heading that says `title`: the header need not say it again. */
+function headedBy(content, title) {
+  const firstLine = content.slice(0, 300).split("\n", 1)[0];
+  const heading = /^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$/.exec(firstLine);
+  return Boolean(title) && heading !== null && heading[1].trim() === title.trim();
+}
+
 function showDocument(root, state, view, download, arrived = performance.now()) {
-  root.querySelector("#title").textContent = state.title || "Untitled document";
+  const title = root.querySelector("#title");
+  title.textContent = state.version ? state.title || "Untitled document" : "No document yet";
+  // Said once: by the document's own heading when it has one (the header's stays for screen readers).
+  title.classList.toggle("visually-hidden", headedBy(state.content, state.title));
+  root.querySelector("#rendered").classList.toggle("empty", state.version === 0);
+  root.querySelector("#empty").hidden = state.version !== 0;
   root.querySelector("#version").textContent = String(state.version);
   root.querySelector("#length").textContent = String(state.length);
   view.shownVersion = { version: state.version, arrived };
@@ -118,17 +130,17 @@ export function mountPanel(root) {
   client.on("status", (status) => showStatus(root, status));
   showDocument(root, client.state, view, download);
   mountSourceToggle(root);
-  const activity = mountActivity(root, client);
-  mountHistory(root, client, diffLimits(data));
+  const history = mountHistory(root, client, diffLimits(data));
+  const activity = mountActivity(root, client, history.open);
   mountDrafts(root, client, activity, () => view.definitions);
   root.querySelector("#copy").addEventListener("click", async () => {
     try {
       await copyText(client.state.content);
-      notify(root, `Version ${client.state.version} copied.`);
+      notify(root, `Version ${client.state.version} copied.`, "success");
     } catch (error) {
       notify(root, `Not copied: ${error.message}`, "error");
     }
   });
-  if (data.canWrite === "true") mountEditor(root, client, data.threadId);
+  if (data.canWrite === "true") mountEditor(root, client, data.threadId, diffLimits(data));
   return client;
 }

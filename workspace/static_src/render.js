@@ -8,10 +8,12 @@
 // A table column's alignment is a class (align-left, -center, -right, styled
 // by panel.css), never a style attribute, which the page's CSP refuses.
 // Text nested deeper than markdown-it's maxNesting, which it would drop, is
-// shown as its source, with a notice. DOMPurify then sanitises the HTML
+// shown as its source, with a notice. Task list items show a checkbox that
+// cannot be changed (tasklists.js). DOMPurify then sanitises the HTML
 // markdown-it produced, as a second wall (and drops any style attribute).
 import MarkdownIt from "markdown-it";
 import DOMPurify from "dompurify";
+import { taskLists } from "./tasklists.js";
 
 const LINK_PROTOCOLS = new Set(["http:", "https:", "mailto:"]);
 const LINK_REL = "noopener noreferrer nofollow";
@@ -75,6 +77,7 @@ function markdownParser() {
   const md = new MarkdownIt({ html: false, linkify: true });
   alignCellsByClass(md);
   noticeTooDeep(md);
+  taskLists(md);
   // Also used for images: an image that may not be a link is text, as a bad link is.
   md.validateLink = isSafeLink;
   const renderToken = (tokens, index, options, env, self) => self.renderToken(tokens, index, options);
@@ -111,6 +114,13 @@ function hookSanitizer() {
     if (node.tagName === "IMG" && !isSameOriginImage(node.getAttribute("src") || "")) {
       node.removeAttribute("src");
     }
+    if (node.tagName === "INPUT") {  // only a task list's box (tasklists.js), which cannot be changed
+      if (node.getAttribute("type") !== "checkbox") node.remove();
+      else for (const name of [...node.getAttributeNames()]) {
+        if (!["type", "checked", "disabled"].includes(name)) node.removeAttribute(name);
+      }
+      node.setAttribute("disabled", "");
+    }
   });
 }
 
@@ -127,7 +137,8 @@ export function markdownReferences(definitions) {
   return env.references || {};
 }
 
-const SANITIZE = { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "input"], FORBID_ATTR: ["style"] };
+const SANITIZE = { ADD_ATTR: ["target"], FORBID_TAGS: ["style", "form", "button", "select", "textarea"],
+  FORBID_ATTR: ["style"] };
 
 function environment(references) {
   return references ? { references: { ...references } } : {};
