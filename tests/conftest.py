@@ -1,3 +1,4 @@
+import functools
 import os
 
 import pytest
@@ -81,12 +82,19 @@ def token(user):
     return Token.objects.create(user=user).key
 
 
+@functools.cache
+def password_hash_servers_know() -> str:
+    """ "pw" hashed as the servers' settings check it: PBKDF2 at its full cost,
+    a third of a second, once per test process rather than once per test."""
+    from django.contrib.auth.hashers import make_password
+
+    return make_password("pw", salt="workspace-tests", hasher="pbkdf2_sha256")
+
+
 @pytest.fixture
 def user_token(user):
     """A plain user (not staff) who can sign in on a server process (password "pw") and call the API."""
-    from django.contrib.auth.hashers import make_password
-
-    user.password = make_password("pw", hasher="pbkdf2_sha256")  # a hash the server's settings know
+    user.password = password_hash_servers_know()
     user.save()
     return Token.objects.create(user=user).key
 

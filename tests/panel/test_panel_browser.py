@@ -287,7 +287,7 @@ def test_the_panel_has_no_serious_accessibility_violation(server, user_token, co
     server.call(user_token, thread_id, "update_document", content=MARKDOWN, title="Trip", action_and_reasoning=WHY)
     # bypass_csp: to inject axe-core, a script of the test's
     with chromium_page(bypass_csp=True, color_scheme=color_scheme) as page:
-        open_panel(page, server, thread_id)
+        open_panel(page, server, thread_id, through_the_form=True)  # the sign-in page works in a browser too
         wait_for_version(page, 1)
         button(page, "History").click()
         expect(page.locator("#history-view .diff").first).to_be_visible()
@@ -385,20 +385,21 @@ def test_the_docs_screenshots_of_the_panel(server, user_token, tmp_path, color_s
 # Rendering a 1 MB document fast: block by block, the first blocks at once, the rest in slices (docs/panel.md).
 
 
-def test_a_1mb_document_shows_its_first_blocks_first_and_an_append_renders_only_its_end(server, user_token):
+def test_a_1mb_document_shows_its_first_blocks_first_and_an_append_renders_only_its_end(uvicorn_server, user_token):
+    # The render is the same whichever server carries the append's event.
     # How soon, in milliseconds, is measured by bench/panel_render.py, not here.
     document = markdown_document(990_000)
-    server.call(user_token, "big-1", "update_document", content=document, title="Big", action_and_reasoning=WHY)
+    uvicorn_server.call(user_token, "big-1", "update_document", content=document, title="Big", action_and_reasoning=WHY)
     appended = "\n## Appended live\n\nThe appended paragraph, with a [reference][ref1].\n"
     with chromium_page() as page:
         page.add_init_script("window.__workspacePanelTimings = []")
-        open_panel(page, server, "big-1")
+        open_panel(page, uvicorn_server, "big-1")
         wait_for_version(page, 1)
         first = panel_timings(page, 1, "shownMs")
         complete = panel_timings(page, 1, "completeMs")
         expect(rendered(page).locator("h1")).to_have_text("The last heading")
 
-        server.call(user_token, "big-1", "append_to_document", text=appended, action_and_reasoning=WHY)
+        uvicorn_server.call(user_token, "big-1", "append_to_document", text=appended, action_and_reasoning=WHY)
         wait_for_version(page, 2)
         expect(rendered(page).locator("h2").last).to_have_text("Appended live")
         expect(rendered(page).locator('a[href="https://example.org/ref1"]').last).to_have_text("reference")

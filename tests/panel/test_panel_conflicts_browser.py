@@ -16,8 +16,10 @@ THEIRS = "one\nkeep\ntheirs\n"  # the agent, meanwhile, the last
 
 
 @pytest.fixture(scope="module")
-def server(stream_server):
-    return stream_server
+def server(uvicorn_server):
+    """A person's save and its conflicts go over HTTP, not the event stream:
+    one server is enough."""
+    return uvicorn_server
 
 
 def start_editing(page, server, thread_id, version):

@@ -38,11 +38,51 @@ def launch(playwright):
     )
 
 
+_module_chromium = None  # the Browser of the browser test module running, if any: see one_chromium
+
+
+@contextlib.contextmanager
+def one_chromium():
+    """One Chromium for the block (a browser test module), of which each
+    ``chromium_page`` takes a fresh context: a context costs a quarter of a
+    second, a Chromium of its own a second.
+
+    While it runs, Playwright's event loop runs in this thread, and Django's
+    guard against database work inside a running event loop would refuse the
+    tests' own (synchronous) database work: the guard is lifted in this
+    process for the block. The servers under test keep it (``live.Server``
+    does not pass the lift on)."""
+    global _module_chromium
+    lifted = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    with sync_playwright() as playwright:
+        _module_chromium = launch(playwright)
+        os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+        try:
+            yield
+        finally:
+            if lifted is None:
+                os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+            else:
+                os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = lifted
+            _module_chromium.close()
+            _module_chromium = None
+
+
 @contextlib.contextmanager
 def chromium_page(**options):
-    """A page (``options``: Playwright's, such as ``viewport``) of a headless Chromium
-    of its own, closed after the block. No database work inside the block:
-    Playwright's event loop would make Django refuse it."""
+    """A page (``options``: Playwright's context options, such as ``viewport``)
+    in a browser context of its own (cookies, storage, permissions), closed
+    after the block: in the module's Chromium (``one_chromium``) if there is
+    one, otherwise in a Chromium of its own. Without a module's Chromium, no
+    database work inside the block: Playwright's event loop would make
+    Django refuse it."""
+    if _module_chromium is not None:
+        context = _module_chromium.new_context(**options)
+        try:
+            yield context.new_page()
+        finally:
+            context.close()
+        return
     with sync_playwright() as playwright:
         browser = launch(playwright)
         try:
@@ -51,13 +91,36 @@ def chromium_page(**options):
             browser.close()
 
 
-def open_panel(page, server, thread_id):
-    page.goto(f"{server.url}/workspace/threads/{thread_id}/")
-    page.fill("#id_username", "agent-owner")
-    page.fill("#id_password", "pw")
-    page.click("button[type=submit]")
-    page.wait_for_url(f"{server.url}/workspace/threads/{thread_id}/")
+def open_panel(page, server, thread_id, *, through_the_form: bool = False):
+    """The panel of `thread_id` on `page`, signed in as "agent-owner" and live.
+
+    Signed in as Django's test client's ``force_login`` does (a session in the
+    database the server reads, its cookie in the page's context), or, with
+    `through_the_form`, by the sign-in page the panel sends a stranger to: a
+    password check costs the server a third of a second."""
+    panel = f"{server.url}/workspace/threads/{thread_id}/"
+    if through_the_form:
+        page.goto(panel)
+        page.fill("#id_username", "agent-owner")
+        page.fill("#id_password", "pw")
+        page.click("button[type=submit]")
+        page.wait_for_url(panel)
+    else:
+        page.context.add_cookies([session_cookie(server, "agent-owner")])
+        page.goto(panel)
     page.wait_for_selector("#status.live")
+
+
+def session_cookie(server, username: str) -> dict:
+    """A signed-in session of `username` for `server`, as a Playwright cookie."""
+    from django.conf import settings
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+
+    client = Client()
+    client.force_login(get_user_model().objects.get(username=username))
+    session = client.cookies[settings.SESSION_COOKIE_NAME].value
+    return {"name": settings.SESSION_COOKIE_NAME, "value": session, "url": server.url}
 
 
 def wait_for_version(page, version: int):

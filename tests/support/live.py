@@ -76,6 +76,7 @@ class Server:
             "DATABASE_URL": database_url or test_database_url(),
         }
         env.pop("REDIS_URL", None)  # one process unless the test says otherwise
+        env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # lifted for a browser test process only (one_chromium)
         env.update(environment)
         self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
         self.process = subprocess.Popen(
