@@ -441,3 +441,60 @@ def test_render_block_by_block_gives_the_text_of_a_whole_render(server, user_tok
     assert compared["numbers"], "an ordered list cut by a blank line is numbered differently"
     assert compared["links"] == compared["wholeLinks"] > 0, "reference links resolve differently"
     assert compared["fences"], "a code fence with a blank line was cut"
+
+
+SHOWN_CONTROLS = """() => {
+  const controls = "button, a[href], input, textarea, select, [tabindex]:not([tabindex='-1'])";
+  const shown = (element) => !element.disabled && element.getClientRects().length > 0
+    && getComputedStyle(element).visibility !== "hidden";
+  return [...document.querySelectorAll(controls)].filter(shown)
+    .map((element) => element.id || element.getAttribute("aria-label") || element.textContent.trim());
+}"""
+FOCUSED = """() => {
+  const element = document.activeElement;
+  if (!element || element === document.body || element === document.documentElement) return { name: "" };
+  const style = getComputedStyle(element);
+  return {
+    name: element.id || element.getAttribute("aria-label") || element.textContent.trim(),
+    ring: style.outlineStyle !== "none" && parseFloat(style.outlineWidth) > 0,
+  };
+}"""
+
+
+def tab_through(page) -> tuple[list[str], list[dict]]:
+    """The page's shown controls, and what Tab focuses from the top until focus comes round again."""
+    expected = page.evaluate(SHOWN_CONTROLS)
+    reached: list[dict] = []
+    for _ in range(len(expected) + 5):
+        page.keyboard.press("Tab")
+        focused = page.evaluate(FOCUSED)
+        if reached and focused == reached[0]:
+            break
+        if focused["name"]:
+            reached.append(focused)
+    return expected, reached
+
+
+def test_every_control_is_reached_by_tab_and_shows_where_the_focus_is(server, user_token):
+    server.call(user_token, "keys", "update_document", content=MARKDOWN, title="Trip", action_and_reasoning=WHY)
+    server.call(user_token, "keys", "append_to_document", text="More.\n", action_and_reasoning=WHY)
+    with chromium_page() as page:
+        open_panel(page, server, "keys")
+        wait_for_version(page, 2)
+        views = {}
+        views["reading"] = tab_through(page)
+        button(page, "History").click()
+        expect(page.locator("#history-view .diff").first).to_be_visible()
+        button(page, "Previous version").click()  # a past version: its restore too
+        expect(button(page, "Restore this version")).to_be_visible()
+        views["history"] = tab_through(page)
+        button(page, "History").click()
+        button(page, "Edit").click()
+        views["editing"] = tab_through(page)
+    for view, (expected, reached) in views.items():
+        names = [focused["name"] for focused in reached]
+        assert set(expected) <= set(names), f"{view}: Tab never reaches {sorted(set(expected) - set(names))}"
+        assert [focused["name"] for focused in reached if not focused["ring"]] == [], f"{view}: focus not shown"
+    assert {"edit", "history-toggle", "copy", "download"} <= set(views["reading"][0])
+    assert {"save", "cancel", "edit-text", "edit-reason"} <= set(views["editing"][0])
+    assert {"history-next", "restore-reason", "restore"} <= set(views["history"][0])  # at version 1: no previous

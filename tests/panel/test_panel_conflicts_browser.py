@@ -16,10 +16,8 @@ THEIRS = "one\nkeep\ntheirs\n"  # the agent, meanwhile, the last
 
 
 @pytest.fixture(scope="module")
-def server(uvicorn_server):
-    """A person's save and its conflicts go over HTTP, not the event stream:
-    one server is enough."""
-    return uvicorn_server
+def server(stream_server):
+    return stream_server
 
 
 def start_editing(page, server, thread_id, version):
@@ -212,10 +210,11 @@ MERGE_CASES = """async () => {
 }"""
 
 
-def test_the_merge_takes_each_sides_own_changes_and_gives_each_conflict_its_three_sides(server, user_token):
-    server.call(user_token, "merge-js", "update_document", content="a\n", action_and_reasoning=WHY)
+def test_the_merge_takes_each_sides_own_changes_and_gives_each_conflict_its_three_sides(uvicorn_server, user_token):
+    # The merge runs in the page, the same whichever server is behind it: one server is enough.
+    uvicorn_server.call(user_token, "merge-js", "update_document", content="a\n", action_and_reasoning=WHY)
     with chromium_page() as page:
-        open_panel(page, server, "merge-js")
+        open_panel(page, uvicorn_server, "merge-js")
         merged = page.evaluate(MERGE_CASES)
     assert merged["apart"] == [{"text": "a\nB\nc\nD\n"}]  # each side's own line, both kept
     assert merged["alike"] == [{"text": "a\nX\n"}]  # changed alike: once

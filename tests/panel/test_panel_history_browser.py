@@ -15,10 +15,8 @@ pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.browser]
 
 
 @pytest.fixture(scope="module")
-def server(uvicorn_server):
-    """Browsing versions is the same whichever server carries the events;
-    the words each change gets are checked through each (``stream_server``)."""
-    return uvicorn_server
+def server(stream_server):
+    return stream_server
 
 
 def three_versions(server, user_token, thread_id):
@@ -158,20 +156,16 @@ def activity_words(page):
     )
 
 
-def test_every_change_has_the_same_words_live_and_after_a_reload(stream_server, user_token):
+def test_every_change_has_the_same_words_live_and_after_a_reload(server, user_token):
     token = {"Authorization": f"Token {user_token}", "Content-Type": "application/json"}
     with chromium_page() as page:
-        open_panel(page, stream_server, "words")
-        stream_server.call(user_token, "words", "update_document", content="a\nb\n", action_and_reasoning="Start.")
-        stream_server.call(user_token, "words", "append_to_document", text="c\n", action_and_reasoning="Add c.")
-        stream_server.call(
-            user_token, "words", "edit_document", old_str="b", new_str="B", action_and_reasoning="Edit b."
-        )
-        stream_server.request("POST", "/api/workspace/threads/words/revisions/1/restore/", headers=token, body="{}")
+        open_panel(page, server, "words")
+        server.call(user_token, "words", "update_document", content="a\nb\n", action_and_reasoning="Start.")
+        server.call(user_token, "words", "append_to_document", text="c\n", action_and_reasoning="Add c.")
+        server.call(user_token, "words", "edit_document", old_str="b", new_str="B", action_and_reasoning="Edit b.")
+        server.request("POST", "/api/workspace/threads/words/revisions/1/restore/", headers=token, body="{}")
         edit = json.dumps({"content": "a\nb\nmine\n", "action_and_reasoning": "A person's line."})
-        stream_server.request(
-            "PUT", "/api/workspace/threads/words/document/", body=edit, headers={**token, "If-Match": '"4"'}
-        )
+        server.request("PUT", "/api/workspace/threads/words/document/", body=edit, headers={**token, "If-Match": '"4"'})
         wait_for_version(page, 5)
         expect(page.locator("#activity li[data-version]")).to_have_count(5)
         live = activity_words(page)
