@@ -28,6 +28,35 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
+def listens_on(pid: int, port: int) -> bool:
+    """Whether process ``pid`` or one of its children holds the socket
+    listening on 127.0.0.1:``port``: a port free_port() found may be taken by
+    another run's server before ours binds it, and that server would answer
+    in its place. True where Linux's /proc is not there to tell."""
+    rows = []
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        with contextlib.suppress(OSError), open(table) as lines:
+            rows += [line.split() for line in lines.readlines()[1:]]
+    if not rows:
+        return True
+    at_port = f":{port:04X}"
+    listening = {f"socket:[{row[9]}]" for row in rows if row[1].endswith(at_port) and row[3] == "0A"}
+    family, seen = [pid], set()
+    while family:
+        member = family.pop()
+        seen.add(member)
+        with contextlib.suppress(OSError):
+            for fd in os.listdir(f"/proc/{member}/fd"):
+                with contextlib.suppress(OSError):
+                    if os.readlink(f"/proc/{member}/fd/{fd}") in listening:
+                        return True
+        with contextlib.suppress(OSError):
+            for task in os.listdir(f"/proc/{member}/task"):
+                with open(f"/proc/{member}/task/{task}/children") as children:
+                    family.extend(int(child) for child in children.read().split() if int(child) not in seen)
+    return False
+
+
 def test_database_url() -> str:
     """The URL of the database the tests run on, for server processes to share."""
     settings = connection.settings_dict
@@ -68,8 +97,6 @@ class Server:
         cwd: Path = REPOSITORY,
         **environment: str,
     ):
-        self.port = port or free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
         env = {
             **os.environ,
             "DJANGO_SETTINGS_MODULE": "project.settings",
@@ -78,15 +105,26 @@ class Server:
         env.pop("REDIS_URL", None)  # one process unless the test says otherwise
         env.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)  # lifted for a browser test process only (one_chromium)
         env.update(environment)
-        self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
-        self.process = subprocess.Popen(
-            [sys.executable, "-m", *(part.format(port=self.port) for part in command or self.UVICORN)],
-            cwd=cwd,
-            env=env,
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-        self._wait_until_up()
+        for attempt in range(3):
+            self.port = port or free_port()
+            self.url = f"http://127.0.0.1:{self.port}"
+            self.log = tempfile.TemporaryFile("w+")  # noqa: SIM115
+            self.process = subprocess.Popen(
+                [sys.executable, "-m", *(part.format(port=self.port) for part in command or self.UVICORN)],
+                cwd=cwd,
+                env=env,
+                stdout=self.log,
+                stderr=subprocess.STDOUT,
+            )
+            try:
+                self._wait_until_up()
+                return
+            except RuntimeError:
+                # The port free_port() found was taken before the server bound it: again, on a new one.
+                taken = ("address already in use", "connection in use")  # uvicorn's words, gunicorn's
+                if port or attempt == 2 or not any(words in self.output().lower() for words in taken):
+                    raise
+                self.log.close()
 
     def _wait_until_up(self, timeout: float = 30) -> None:
         deadline = time.monotonic() + timeout
@@ -95,9 +133,13 @@ class Server:
                 raise RuntimeError(f"server exited: {self.output()}")
             try:
                 with socket.create_connection(("127.0.0.1", self.port), timeout=0.5):
-                    return
+                    pass
             except OSError:
                 time.sleep(0.1)
+                continue
+            if listens_on(self.process.pid, self.port):
+                return
+            time.sleep(0.1)  # another process's port: ours fails to bind, and exits
         raise RuntimeError(f"server did not start: {self.output()}")
 
     def output(self) -> str:
