@@ -27,6 +27,8 @@ from packaging.utils import canonicalize_name
 from tests.support.documented import DOCS, README, blocks_of, matches, nav_pages, section
 from tests.support.live import REPOSITORY
 
+pytestmark = pytest.mark.docs
+
 # The sections of README.md whose command the quick start repeats, and the
 # marker of the block that repeats it there.
 SET_UP_COMMANDS = ["Run it", "Run the tests"]

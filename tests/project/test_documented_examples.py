@@ -41,7 +41,7 @@ from tests.support import live
 from tests.support.documented import README, blocks_of, matches, nav_pages
 from tests.support.live import REPOSITORY, Server
 
-pytestmark = pytest.mark.django_db(transaction=True)
+pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.docs]
 
 PRINTED_ADDRESS = "http://127.0.0.1:8000"
 RUNS = re.compile(r"runs(?:: for (\d+) s)?")
