@@ -4,6 +4,7 @@ test_panel_save_* need the person's PUT and restore endpoints."""
 
 import http.server
 import os
+import re
 import shutil
 import threading
 from pathlib import Path
@@ -398,6 +399,11 @@ def test_a_1mb_document_shows_its_first_blocks_first_and_an_append_renders_only_
         first = panel_timings(page, 1, "shownMs")
         complete = panel_timings(page, 1, "completeMs")
         expect(rendered(page).locator("h1")).to_have_text("The last heading")
+        code = rendered(page).locator("pre > code[class*='language-']")
+        highlighted = rendered(page).locator("pre > code.hljs")
+        assert 0 < highlighted.count() < code.count() / 10, "code is highlighted only near the view"
+        code.last.scroll_into_view_if_needed()
+        expect(code.last).to_have_class(re.compile(r"\bhljs\b"))  # once scrolled to
 
         uvicorn_server.call(user_token, "big-1", "append_to_document", text=appended, action_and_reasoning=WHY)
         wait_for_version(page, 2)
