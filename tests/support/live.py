@@ -124,6 +124,8 @@ class Server:
                 taken = ("address already in use", "connection in use")  # uvicorn's words, gunicorn's
                 if port or attempt == 2 or not any(words in self.output().lower() for words in taken):
                     raise
+                self.process.kill()  # gunicorn, say, still trying to bind
+                self.process.wait()
                 self.log.close()
 
     def _wait_until_up(self, timeout: float = 30) -> None:
