@@ -15,7 +15,9 @@ may change in any release; the settings' dotted paths docs/public-api.md names
 - live drafts of tool calls still being generated: ``DraftWriter`` (and
   ``workspace.drafts``' forwarders of the model SDKs' streams);
 - hearing of changes: the signals ``document_changed`` (with a
-  ``DocumentChange``), ``artifact_produced`` and ``draft_changed``;
+  ``DocumentChange``), ``artifact_produced`` and ``draft_changed``; of
+  review, ``review_changed``, ``proposal_stored`` and ``proposal_decided``
+  (``WorkspaceRepository.set_review`` and ``decide_proposal`` drive it);
 - serving it: ``with_workspace``, the ASGI application around the host's;
 - the errors: ``WorkspaceError`` and its subclasses.
 
@@ -68,6 +70,12 @@ _PUBLIC_NAMES = {
     "DraftForbidden": "workspace.exceptions",
     "DraftTooLarge": "workspace.exceptions",
     "TooManyDrafts": "workspace.exceptions",
+    "TooManyProposals": "workspace.exceptions",
+    "ProposalNotFound": "workspace.exceptions",
+    "ProposalDecided": "workspace.exceptions",
+    "review_changed": "workspace.signals",
+    "proposal_stored": "workspace.signals",
+    "proposal_decided": "workspace.signals",
     "DraftWriter": "workspace.drafts",
     "draft_changed": "workspace.signals",
 }
@@ -92,9 +100,12 @@ __all__ = [
     "InvalidThreadId",
     "PreconditionFailed",
     "PreconditionRequired",
+    "ProposalDecided",
+    "ProposalNotFound",
     "RevisionNotFound",
     "ServiceUnavailable",
     "TooManyDrafts",
+    "TooManyProposals",
     "TooManyStreams",
     "ToolCollection",
     "ToolFailed",
@@ -107,7 +118,10 @@ __all__ = [
     "can_access",
     "document_changed",
     "draft_changed",
+    "proposal_decided",
+    "proposal_stored",
     "registered_tools",
+    "review_changed",
     "with_workspace",
     "workspace_tool",
 ]
@@ -132,15 +146,26 @@ if TYPE_CHECKING:  # what the names are, for type checkers and editors
         InvalidThreadId,
         PreconditionFailed,
         PreconditionRequired,
+        ProposalDecided,
+        ProposalNotFound,
         RevisionNotFound,
         ServiceUnavailable,
         ToolFailed,
         TooManyDrafts,
+        TooManyProposals,
         TooManyStreams,
         UnknownTool,
         WorkspaceError,
     )
-    from workspace.signals import DocumentChange, artifact_produced, document_changed, draft_changed
+    from workspace.signals import (
+        DocumentChange,
+        artifact_produced,
+        document_changed,
+        draft_changed,
+        proposal_decided,
+        proposal_stored,
+        review_changed,
+    )
     from workspace.tools import ToolCollection, ToolResult, ToolSpec, registered_tools, workspace_tool
     from workspace.tools.documents import DocumentTools
 

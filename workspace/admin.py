@@ -17,13 +17,13 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseRedirect
 from django.template.response import TemplateResponse
 from django.urls import NoReverseMatch, URLPattern, path, reverse
-from django.utils.html import format_html
+from django.utils.html import format_html, format_html_join
 
 from .access import access_checker, can_access
 from .documents.repository import WorkspaceRepository
 from .exceptions import RevisionNotFound, WorkspaceError
 from .history.revisions import DIFF_MAX_LINES, content_at, revision_with_content
-from .models import Revision, WorkingDocument
+from .models import Proposal, Revision, WorkingDocument
 
 REVISIONS_PER_PAGE = 100
 MAX_VERSION = 2**63 - 1
@@ -32,13 +32,17 @@ DOCUMENT_FIELDS = (
     "title",
     "length",
     "version",
+    "review",
     "created_at",
     "updated_at",
     "history",
+    "proposals",
     "live_panel",
     "content_as_text",
 )
-NO_VALUE_CHOICE = "(none)"  # the history filter's choice for "no actor" or "no tool"
+NO_VALUE_CHOICE = "(none)"  # the history filter's choice for "no actor", "no tool" or "no reviewer"
+HISTORY_FILTERS = ("actor", "tool", "reviewed_by", "source")
+PROPOSALS_SHOWN = 50
 
 
 @admin.register(WorkingDocument)
@@ -122,6 +126,35 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
             '<a href="{}">{} revisions: who changed it, when and why</a>', url, document.revisions.count()
         )
 
+    @admin.display(description="proposals")
+    def proposals(self, document: WorkingDocument) -> str:
+        """The newest of the agents' proposals for this thread: who, why, and what became of each."""
+        newest = Proposal.objects.filter(thread_id=document.thread_id).defer("content", "text").order_by("-id")
+        shown = list(newest[:PROPOSALS_SHOWN])
+        if not shown:
+            return "None: agents' changes have all applied directly."
+        rows = format_html_join(
+            "",
+            "<tr><td>{}</td><td>{}</td><td>{} ({})</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            (
+                (
+                    p.pk,
+                    p.status,
+                    p.actor or "—",
+                    p.tool,
+                    p.action_and_reasoning[:300],
+                    p.decided_by or "—",
+                    p.version or "—",
+                )
+                for p in shown
+            ),
+        )
+        return format_html(
+            "<table><thead><tr><th>Id</th><th>Status</th><th>By</th><th>Why</th><th>Decided by</th>"
+            "<th>Version</th></tr></thead><tbody>{}</tbody></table>",
+            rows,
+        )
+
     @admin.display(description="live panel")
     def live_panel(self, document: WorkingDocument) -> str:
         try:
@@ -138,16 +171,16 @@ class WorkingDocumentAdmin(admin.ModelAdmin):
     def history_view(
         self, request: HttpRequest, object_id: str, extra_context: dict[str, Any] | None = None
     ) -> TemplateResponse:
-        """The document's revisions, newest first, filtered by actor, tool and source."""
+        """The document's revisions, newest first, filtered by actor, tool, reviewer and source."""
         document = self._document(request, object_id)
         revisions = document.revisions.defer("text").order_by("-version")
-        filters = {name: request.GET[name] for name in ("actor", "tool", "source") if request.GET.get(name)}
+        filters = {name: request.GET[name] for name in HISTORY_FILTERS if request.GET.get(name)}
         for name, value in filters.items():
             revisions = revisions.filter(**{name: None if value == NO_VALUE_CHOICE else value})
         page = Paginator(revisions, REVISIONS_PER_PAGE).get_page(request.GET.get("p"))
         choices: dict[str, Any] = {
             name: document.revisions.order_by(name).values_list(name, flat=True).distinct()[:50]
-            for name in ("actor", "tool")
+            for name in ("actor", "tool", "reviewed_by")
         }
         choices["source"] = Revision.Source.values
         context = {

@@ -19,6 +19,8 @@ DEFAULTS: dict[str, Any] = {
     "WORKSPACE_MAX_DRAFTS_PER_THREAD": 8,
     "WORKSPACE_MAX_DRAFTS_PER_USER": 100,
     "WORKSPACE_RATE_DRAFTS": "6000/min",
+    "WORKSPACE_REVIEW_DEFAULT": False,
+    "WORKSPACE_MAX_OPEN_PROPOSALS": 50,
 }
 
 
@@ -85,6 +87,12 @@ class Settings:
 
     RATE_DRAFTS = Setting[str | None]("WORKSPACE_RATE_DRAFTS")
     """Pieces of drafts per user, in DRF's notation (``6000/min``); None: no limit."""
+
+    REVIEW_DEFAULT = Setting[bool]("WORKSPACE_REVIEW_DEFAULT")
+    """Whether a new document (and a thread without one) starts in review: agents' changes wait for a person."""
+
+    MAX_OPEN_PROPOSALS = Setting[int]("WORKSPACE_MAX_OPEN_PROPOSALS")
+    """Proposals one thread may have waiting for review; one more is refused (429)."""
 
     @property
     def ACCESS_POLICY_IS_SET(self) -> bool:

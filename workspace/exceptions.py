@@ -179,3 +179,15 @@ class DraftTooLarge(WorkspaceError, ValueError, code="draft_too_large"):
 class TooManyDrafts(WorkspaceError, status=429, code="too_many_drafts", retry_after=5):
     """A thread at ``WORKSPACE_MAX_DRAFTS_PER_THREAD`` open drafts, or a user at
     ``WORKSPACE_MAX_DRAFTS_PER_USER``."""
+
+
+class TooManyProposals(WorkspaceError, status=429, code="too_many_proposals", retry_after=30):
+    """A thread at ``WORKSPACE_MAX_OPEN_PROPOSALS`` proposals waiting for review: one must be decided first."""
+
+
+class ProposalNotFound(WorkspaceError, LookupError, status=404, code="proposal_not_found"):
+    """No proposal of that id on the thread."""
+
+
+class ProposalDecided(WorkspaceError, status=409, code="proposal_decided"):
+    """A decision on a proposal that was decided already; nothing changed."""

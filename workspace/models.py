@@ -1,5 +1,6 @@
-"""The app's tables: the working documents, their revisions and snapshots, the idempotency
-records, and the drafts of tool calls still being generated."""
+"""The app's tables: the working documents, their revisions and snapshots, the
+agents' proposals waiting for review, the idempotency records, and the drafts
+of tool calls still being generated."""
 
 from django.db import models
 
@@ -27,6 +28,8 @@ class WorkingDocument(models.Model):
     base_length = models.PositiveIntegerField(default=0)
     # A database default too: raw INSERTs (bench/append.py) need not name it.
     stored_since_base = models.PositiveIntegerField(default=0, db_default=0)
+    # On: an agent's writing tool call stores a Proposal instead of changing the content.
+    review = models.BooleanField(default=False, db_default=False, help_text="Agents' changes wait for review.")
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -86,6 +89,9 @@ class Revision(models.Model):
         help_text="Agent or person.",
     )
     restored_from = models.PositiveIntegerField(null=True, blank=True)
+    review = models.BooleanField(default=False, db_default=False, help_text="The document's review mode then.")
+    reviewed_by = models.TextField(null=True, blank=True, help_text="Who accepted the proposal it applies.")
+    proposal = models.PositiveBigIntegerField(null=True, blank=True, help_text="The proposal it applies.")
     # A change stored as a splice: where it starts in the content before it
     # (0-based line, split at "\n", and column) and how many characters it removed.
     splice_line = models.PositiveIntegerField(null=True, blank=True)
@@ -117,6 +123,45 @@ class Snapshot(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["document", "version"], name="workspace_snapshot_unique_version")
         ]
+
+
+class Proposal(models.Model):
+    """A change an agent's tool call made while its document was in review:
+    stored instead of applied, until a person accepts all, some or none of
+    its hunks (``workspace.documents.decisions``). ``content`` and ``title``
+    are the document as the change would leave it, made on ``base_version``
+    (0: the thread had no document); ``text`` is an append's chunk."""
+
+    class Status(models.TextChoices):
+        OPEN = "open"
+        ACCEPTED = "accepted"
+        PARTIAL = "partial"
+        REJECTED = "rejected"
+
+    thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH)
+    base_version = models.PositiveIntegerField()
+    base_title = models.CharField(max_length=TITLE_MAX_LENGTH, blank=True, default="")
+    tool = models.CharField(max_length=128)
+    op = models.CharField(max_length=16, choices=Revision.Op.choices)
+    actor = models.TextField(null=True, blank=True)
+    action_and_reasoning = models.TextField(blank=True, default="")
+    title = models.CharField(max_length=TITLE_MAX_LENGTH, blank=True, default="")
+    content = models.TextField(blank=True, default="")
+    text = models.TextField(null=True, blank=True, help_text="An append's chunk.")
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.OPEN)
+    accepted = models.JSONField(null=True, blank=True, help_text="The indexes of the hunks accepted.")
+    rejected = models.JSONField(null=True, blank=True, help_text="The indexes of the hunks rejected.")
+    decided_by = models.TextField(null=True, blank=True)
+    decided_at = models.DateTimeField(null=True, blank=True)
+    note = models.TextField(null=True, blank=True)
+    version = models.PositiveIntegerField(null=True, blank=True, help_text="The version its acceptance made.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["thread_id", "status", "id"], name="workspace_proposal_status")]
+
+    def __str__(self) -> str:
+        return f"proposal {self.pk} of {self.thread_id} ({self.status})"
 
 
 class IdempotencyRecord(models.Model):
@@ -176,6 +221,7 @@ class Draft(models.Model):
         FAILED = "failed"
         CANCELLED = "cancelled"
         EXPIRED = "expired"
+        PROPOSED = "proposed"
 
     thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH)
     call_id = models.CharField(max_length=64)
@@ -192,6 +238,7 @@ class Draft(models.Model):
     outcome = models.CharField(max_length=16, choices=Outcome.choices, null=True, blank=True)
     ended_id = models.PositiveBigIntegerField(null=True, blank=True)
     version = models.PositiveIntegerField(null=True, blank=True, help_text="The version a committed call made.")
+    proposal = models.PositiveBigIntegerField(null=True, blank=True, help_text="The proposal a proposed call made.")
     # Which of its WORKSPACE_MAX_DRAFTS_PER_USER places the draft takes among its
     # user's open drafts: one open draft a place, whichever thread or process opens it.
     slot = models.PositiveIntegerField(null=True, blank=True, help_text="Its place among its user's open drafts.")

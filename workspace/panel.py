@@ -34,6 +34,7 @@ def thread_panel(request: HttpRequest, thread_id: str) -> HttpResponse:
             "document_url": reverse("workspace:document", args=[thread_id]),
             "events_url": reverse("workspace:events", args=[thread_id]),
             "revisions_url": reverse("workspace:revisions", args=[thread_id]),
+            "proposals_url": reverse("workspace:proposals", args=[thread_id]),
             "can_write": can_access(request.user, thread_id, action="write"),
             "diff_max_lines": DIFF_MAX_LINES,  # the history's line diffs are bounded as the admin's
         },

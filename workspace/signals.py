@@ -14,7 +14,13 @@ class DocumentChange:
     """One change, as recorded in its revision: the document's state after it,
     and what changed (``text``: the appended chunk for ``append``, the whole new
     content otherwise), so that applying changes in ``version`` order rebuilds the content;
-    and who made it, how and why (``actor``, ``source``, ``tool``, ``action_and_reasoning``)."""
+    and who made it, how and why (``actor``, ``source``, ``tool``, ``action_and_reasoning``);
+    whether the document was in review (``review``), and for an accepted
+    proposal who accepted it and which it was (``reviewed_by``, ``proposal``).
+
+    A tool call that proposed instead of writing (the document in review)
+    returns one too, not sent: ``proposal`` its id, ``version`` the current
+    one, ``title`` and ``length`` as the change would leave them."""
 
     thread_id: str
     op: str
@@ -26,10 +32,21 @@ class DocumentChange:
     source: str = "agent"
     tool: str | None = None
     action_and_reasoning: str = ""
+    review: bool = False
+    reviewed_by: str | None = None
+    proposal: int | None = None
 
 
 # Sent after every change, with ``change``: a ``DocumentChange``.
 document_changed = Signal()
+
+# Sent when a document's review mode is set, with ``thread_id``, ``review`` and ``actor``.
+review_changed = Signal()
+
+# Sent when an agent's change is stored as a proposal, and when a person
+# decides one, with ``thread_id`` and ``data``: the event's data.
+proposal_stored = Signal()
+proposal_decided = Signal()
 
 # Sent when a tool returns an artifact, with ``thread_id``, ``tool`` (its name) and ``artifact``.
 artifact_produced = Signal()

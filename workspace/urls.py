@@ -15,6 +15,7 @@ from django.urls import URLPattern, path, re_path
 from django.views.decorators.csrf import csrf_exempt
 
 from .http import views
+from .review import views as review_views
 
 app_name = "workspace"
 
@@ -71,6 +72,11 @@ urlpatterns = [
     *thread_route("/revisions", views.RevisionListView.as_view(), "revisions"),
     *thread_route(r"/revisions/(?P<version>[^/]*)", views.RevisionDetailView.as_view(), "revision"),
     *thread_route(r"/revisions/(?P<version>[^/]*)/restore", views.RevisionRestoreView.as_view(), "revision-restore"),
+    *thread_route("/proposals", review_views.ProposalListView.as_view(), "proposals"),
+    *thread_route(r"/proposals/(?P<proposal_id>[^/]*)", review_views.ProposalDetailView.as_view(), "proposal"),
+    *thread_route(
+        r"/proposals/(?P<proposal_id>[^/]*)/decision", review_views.DecisionView.as_view(), "proposal-decision"
+    ),
     # Not in ATOMIC_REQUESTS' transaction: a draft's first piece opens it in a
     # transaction of its own, and a failure that ends it must commit.
     *thread_route(r"/drafts/(?P<call_id>[^/]*)", views.DraftView.as_view(), "draft", in_request_transaction=False),

@@ -44,7 +44,7 @@ def test_a_call_hands_its_precondition_to_the_first_claim_only():
     with calls.calling(call):
         first, second = calls.write_context(), calls.write_context(reason="mine")
     assert (first.expected, second.expected) == (ExpectedVersions.exactly(2), None)
-    assert second.author == calls.Author(reason="mine", actor=None, tool="t") and second.in_tool_call
+    assert second.author == calls.Author(reason="mine", actor=None, tool="t", proposes=True) and second.in_tool_call
     assert calls.write_context() == calls.WriteContext(calls.Author(reason="", actor=None, tool=None))
 
 

@@ -25,6 +25,8 @@ from workspace.tools import DocumentTools, workspace_tool
 pytestmark = pytest.mark.django_db(transaction=True)
 
 WHY = "Live events test."
+# What a document event of a change applied directly (not a proposal accepted) says of review.
+NOT_REVIEWED = {"review": False, "reviewed_by": None, "proposal": None}
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +77,7 @@ def test_each_op_sends_its_event(server, token):
         "source": "agent",
         "tool": "update_document",
         "action_and_reasoning": WHY,
+        **NOT_REVIEWED,
     }
     assert append.json() == {
         "thread_id": "ops",
@@ -88,6 +91,7 @@ def test_each_op_sends_its_event(server, token):
         "source": "agent",
         "tool": "append_to_document",
         "action_and_reasoning": WHY,
+        **NOT_REVIEWED,
     }
     # Ids are opaque: each names the thread's channels, and they grow.
     ids = [dict(part.rsplit(":", 1) for part in event.id.split(",")) for event in (update, append)]
@@ -154,7 +158,8 @@ def test_an_artifact_is_sent_after_commit_and_a_rolled_back_call_sends_nothing(s
             "document",
             '{"thread_id": "art", "version": 2, "op": "append", "revision_op": "append", "title": "", "length": 2, '
             '"text": "b", '
-            f'"actor": null, "source": "agent", "tool": "append_to_document", "action_and_reasoning": "{WHY}"}}',
+            f'"actor": null, "source": "agent", "tool": "append_to_document", "action_and_reasoning": "{WHY}", '
+            '"review": false, "reviewed_by": null, "proposal": null}',
         ),
     ]
     replay.close()
@@ -511,6 +516,7 @@ def test_an_event_too_large_to_carry_says_omitted(server, token):
         "source": "agent",
         "tool": "update_document",
         "action_and_reasoning": WHY,
+        **NOT_REVIEWED,
     }
     assert append.json()["text"] == "!"
     stream.close()
@@ -820,7 +826,7 @@ def test_events_too_large_to_carry_say_omitted_live_and_on_replay(server, token)
     replay.close()
 
     common = {"thread_id": "omitted", "title": ""}
-    by = {"actor": "agent-owner", "source": "agent", "action_and_reasoning": WHY}
+    by = {"actor": "agent-owner", "source": "agent", "action_and_reasoning": WHY, **NOT_REVIEWED}
     updated = {**by, "tool": "update_document", "revision_op": "update"}
     appended = {**by, "tool": "append_to_document", "revision_op": "append"}
     expected = [

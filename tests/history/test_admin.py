@@ -360,3 +360,29 @@ def test_a_malformed_id_or_version_in_a_history_url_is_404(client, admin_user, e
 def test_a_malformed_id_in_a_document_url_is_404(client, admin_user, edited, object_id):
     client.force_login(admin_user)
     assert client.get(f"{LIST}{object_id}/change/").status_code == 404
+
+
+def test_a_document_lists_its_proposals_and_its_history_filters_by_reviewer(client, admin_user):
+    from workspace.models import Proposal
+
+    tools = DocumentTools("reviewed", actor="planner")
+    tools.update_document(content="one\n", action_and_reasoning="Start.")
+    WorkspaceRepository.set_review("reviewed", True, actor="alice")
+    tools.append_to_document(text="<b>two</b>\n", action_and_reasoning="Add <i>two</i>.")
+    tools.append_to_document(text="three\n", action_and_reasoning="Add three.")
+    first, second = Proposal.objects.order_by("id")
+    WorkspaceRepository.decide_proposal("reviewed", first.pk, "all", actor="alice")
+    document = WorkingDocument.objects.get(thread_id="reviewed")
+    client.force_login(admin_user)
+
+    page = client.get(f"{LIST}{document.pk}/change/").content.decode()
+    assert f"<td>{first.pk}</td><td>accepted</td><td>planner (append_to_document)</td>" in page
+    assert f"<td>{second.pk}</td><td>open</td>" in page
+    assert "Add &lt;i&gt;two&lt;/i&gt;." in page and "<i>two</i>" not in page
+
+    history = client.get(f"{LIST}{document.pk}/history/", {"reviewed_by": "alice"}).content.decode()
+    rows = re.findall(r'<th scope="row"><a href="[^"]+">(\d+)</a></th>', history)
+    assert rows == ["2"]
+    assert f"alice (proposal {first.pk})" in history
+    everything = client.get(f"{LIST}{document.pk}/history/", {"reviewed_by": "(none)"}).content.decode()
+    assert re.findall(r'<th scope="row"><a href="[^"]+">(\d+)</a></th>', everything) == ["1"]

@@ -203,6 +203,7 @@ def test_events_leave_out_text_over_the_limit():
     with override_settings(WORKSPACE_EVENT_MAX_CHARS=10):
         events = ThreadEventStorage().get_events(document_channel("limit"), 0)
     by = {"actor": None, "source": "agent", "tool": None, "action_and_reasoning": ""}
+    by |= {"review": False, "reviewed_by": None, "proposal": None}
     update, append = {"op": "update", "revision_op": "update"}, {"op": "append", "revision_op": "append"}
     assert [json.loads(event.data) for event in events] == [
         {"thread_id": "limit", "version": 1, **update, "title": "", "length": 10, "content": "a" * 10, **by},

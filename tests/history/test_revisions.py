@@ -40,6 +40,8 @@ def test_the_list_gives_every_field_but_the_text_in_version_order(api, written):
         "tool",
         "source",
         "restored_from",
+        "reviewed_by",
+        "proposal",
         "created_at",
     }
     assert {k: v for k, v in second.items() if k != "created_at"} == {
@@ -52,6 +54,8 @@ def test_the_list_gives_every_field_but_the_text_in_version_order(api, written):
         "tool": "append_to_document",
         "source": "agent",
         "restored_from": None,
+        "reviewed_by": None,
+        "proposal": None,
     }
     assert body["results"][5]["op"] == "restore" and body["results"][5]["restored_from"] == 2
 

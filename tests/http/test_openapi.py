@@ -28,6 +28,9 @@ def test_the_schema_describes_every_endpoint_and_each_tool_s_body(api):
         "/threads/{thread_id}/revisions/{version}/",
         "/threads/{thread_id}/revisions/{version}/restore/",
         "/threads/{thread_id}/drafts/{call_id}/",
+        "/threads/{thread_id}/proposals/",
+        "/threads/{thread_id}/proposals/{proposal_id}/",
+        "/threads/{thread_id}/proposals/{proposal_id}/decision/",
         "/threads/{thread_id}/events/",
         "/threads/{thread_id}/mcp/",
         *tools,
@@ -78,7 +81,7 @@ def test_the_schema_describes_a_persons_edit_and_restore(api):
     items = conflict["properties"]["conflicts"]["items"]
     assert set(items["properties"]) == {"base", "current", "yours", "truncated"}
     assert items["required"] == ["base", "current", "yours"]
-    assert set(paths["/threads/{thread_id}/document/"]) == {"get", "put"}
+    assert set(paths["/threads/{thread_id}/document/"]) == {"get", "put", "patch"}
     restore = paths["/threads/{thread_id}/revisions/{version}/restore/"]
     assert set(restore) == {"post"}
     assert {"200", "403", "404", "412"} <= set(restore["post"]["responses"])
@@ -189,3 +192,15 @@ def test_the_old_names_of_the_two_pages_views_still_serve_them_with_a_warning(ap
     with pytest.warns(DeprecationWarning, match="WorkspaceDocsView"):
         assert callable(openapi.docs_view)
     assert path("schema/", schema_view).callback is schema_view
+
+
+def test_the_schema_describes_the_review_of_agents_changes(api):
+    paths = api.get("/api/workspace/schema/").json()["paths"]
+    mode = paths["/threads/{thread_id}/document/"]["patch"]
+    assert mode["requestBody"]["content"]["application/json"]["schema"]["required"] == ["review"]
+    decision = paths["/threads/{thread_id}/proposals/{proposal_id}/decision/"]["post"]
+    assert {"200", "400", "403", "404", "409", "412", "422", "429"} <= set(decision["responses"])
+    assert {"accept", "note"} == set(decision["requestBody"]["content"]["application/json"]["schema"]["properties"])
+    assert "conflicts" in decision["responses"]["409"]["content"]["application/json"]["schema"]["properties"]
+    listed = paths["/threads/{thread_id}/proposals/"]["get"]
+    assert {parameter["name"] for parameter in listed["parameters"]} == {"thread_id", "status", "before", "limit"}

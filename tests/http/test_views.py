@@ -50,7 +50,7 @@ def test_update_then_append_then_read_the_document(api):
     response = document(api, "thread-1")
     assert response.status_code == 200
     body = response.json()
-    assert set(body) == {"thread_id", "title", "content", "length", "version", "created_at", "updated_at"}
+    assert set(body) == {"thread_id", "title", "content", "length", "version", "review", "created_at", "updated_at"}
     assert (body["thread_id"], body["title"], body["content"], body["length"], body["version"]) == (
         "thread-1",
         "Plan",

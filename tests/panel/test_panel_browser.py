@@ -23,6 +23,7 @@ from tests.support.browser import (
     open_panel,
     panel_timings,
     rendered,
+    serious_violations,
     wait_for_version,
 )
 from tests.support.live import REPOSITORY
@@ -300,13 +301,7 @@ def test_the_panel_has_no_serious_accessibility_violation(server, user_token, co
         button(page, "Save").click()
         expect(page.locator("#conflicts .conflict")).to_have_count(1)
         expect(rendered(page).locator(".hljs-keyword").first).to_be_visible()
-        page.add_script_tag(path=str(AXE))
-        results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    serious = [
-        (violation["id"], [node["target"] for node in violation["nodes"]])
-        for violation in results["violations"]
-        if violation["impact"] in ("serious", "critical")
-    ]
+        serious = serious_violations(page)
     assert serious == []
 
 

@@ -19,6 +19,7 @@ from tests.support.browser import (
     expect,
     open_panel,
     rendered,
+    serious_violations,
     wait_for_version,
 )
 
@@ -244,11 +245,5 @@ def test_the_panel_with_drafts_has_no_serious_accessibility_violation(server, us
         # Only the marker line is a live region: the growing text is not read out delta by delta.
         assert page.locator("#drafts [aria-live], #drafts-end [aria-live]").count() == 2
         assert page.locator(".draft-marker[aria-live=polite]").count() == 2
-        page.add_script_tag(path=str(AXE))
-        results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
-    serious = [
-        (violation["id"], [node["target"] for node in violation["nodes"]])
-        for violation in results["violations"]
-        if violation["impact"] in ("serious", "critical")
-    ]
+        serious = serious_violations(page)
     assert serious == []

@@ -33,7 +33,7 @@ def test_a_restore_makes_the_version_current_as_the_persons_revision(api, writte
     assert response.status_code == 200
     body = response.json()
     assert (body["content"], body["title"], body["version"]) == ("first", "One", 3)
-    assert set(body) == {"thread_id", "title", "content", "length", "version", "created_at", "updated_at"}
+    assert set(body) == {"thread_id", "title", "content", "length", "version", "review", "created_at", "updated_at"}
     assert response["ETag"] == '"3"'
     revision = Revision.objects.get(document__thread_id="doc", version=3)
     assert (revision.op, revision.restored_from, revision.source) == ("restore", 1, "person")

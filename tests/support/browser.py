@@ -189,3 +189,15 @@ def panel_timings(page, version: int, key: str, timeout_ms: int = 20_000) -> dic
             return found[-1]
         page.wait_for_timeout(50)
     raise AssertionError(f"no {key} timing for version {version}: {records}")
+
+
+def serious_violations(page) -> list:
+    """axe-core's serious and critical findings on the page as it is now
+    (the page's context must bypass its CSP, for the test's own script)."""
+    page.add_script_tag(path=str(AXE))
+    results = page.evaluate("axe.run(document, {resultTypes: ['violations']})")
+    return [
+        (violation["id"], [node["target"] for node in violation["nodes"]])
+        for violation in results["violations"]
+        if violation["impact"] in ("serious", "critical")
+    ]

@@ -14,6 +14,10 @@ The modules, from the top down:
 - ``person_edits``: a person's edit, merged under the row lock with what
   changed since the version it started from: ``merging``, the three-way
   merge by lines, over ``line_diff``, the patience diff of two lists of lines;
+- ``proposals``: an agent's change of a document in review, stored as a
+  proposal where ``writes`` would have written it; ``hunks``, its line
+  regions against the content it was made on; ``decisions``, a person's
+  accepting all, none or some of them, merged as a person's edit is;
 - ``pruning``: the upkeep of the revision log, so that every kept version
   still rebuilds;
 - ``writes``: one change written with its revision and announced (create,

@@ -82,6 +82,11 @@ class Author:
     actor: str | None
     tool: str | None
     source: str = AGENT
+    # An agent's tool call: its change waits as a proposal when the document is in review.
+    proposes: bool = False
+    # A proposal a person accepted: who, and which.
+    reviewed_by: str | None = None
+    proposal: int | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +105,7 @@ class ToolCall:
     reason: str
     actor: str | None
     expected_version: ExpectedVersions | None
+    proposal: int | None = None  # the proposal the call stored instead of writing, if it did
     _precondition_claimed: bool = field(default=False, repr=False)
 
     def claim_precondition(self) -> ExpectedVersions | None:
@@ -116,6 +122,7 @@ class ToolCall:
             reason=self.reason if reason is None else reason,
             actor=self.actor if actor is None else actor,
             tool=self.tool,
+            proposes=True,
         )
 
 

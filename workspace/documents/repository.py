@@ -22,10 +22,10 @@ from django.db import router, transaction
 from ..deprecation import moved_names
 from ..exceptions import DocumentNotFound, InvalidArguments, PreconditionFailed
 from ..history import revisions
-from ..models import WorkingDocument
-from ..signals import DocumentChange
+from ..models import Proposal, WorkingDocument
+from ..signals import DocumentChange, review_changed
 from ..validation import TITLE_MAX_LENGTH, check_size, check_text, check_title, validate_thread_id
-from . import edits, person_edits, pruning, writes
+from . import decisions, edits, person_edits, proposals, pruning, writes
 from .calls import AGENT, PERSON, Author, ExpectedVersions, WriteContext, current_call, write_context
 
 __all__ = ["TITLE_MAX_LENGTH", "WRITE_ATTEMPTS", "WorkspaceRepository", "atomic", "check_precondition"]
@@ -228,6 +228,46 @@ class WorkspaceRepository:
             return person_edits.save(thread_id, content, title, based_on, context.author)
 
     @staticmethod
+    def set_review(thread_id: str, review: bool, *, actor: str | None) -> WorkingDocument:
+        """Turn the document's review mode on or off, as ``actor`` (a person):
+        not a change of its text (same version, no revision). A thread without
+        a document gets the empty one, in that mode."""
+        validate_thread_id(thread_id)
+        if not isinstance(review, bool):
+            raise InvalidArguments(f"review must be true or false, got {review!r:.40}")
+        with atomic():
+            document = WorkingDocument.objects.select_for_update().filter(thread_id=thread_id).first()
+            if document is None:
+                turned = "on" if review else "off"
+                author = Author(reason=f"Review turned {turned} by {actor}.", actor=actor, tool=None, source=PERSON)
+                writes.create(thread_id, "", None, author, review=review)
+            else:
+                WorkingDocument.objects.filter(pk=document.pk).update(review=review)
+            review_changed.send(sender=WorkingDocument, thread_id=thread_id, review=review, actor=actor)
+            return WorkingDocument.objects.get(thread_id=thread_id)
+
+    @staticmethod
+    def decide_proposal(
+        thread_id: str,
+        proposal_id: int,
+        accept: decisions.Accept,
+        *,
+        actor: str,
+        note: str | None = None,
+        expected_version: ExpectedVersions | None = None,
+    ) -> Proposal:
+        """Accept ``"all"``, ``"none"`` or the listed hunks of a proposal, as
+        ``actor`` (a person); return it decided (``decisions``)."""
+        validate_thread_id(thread_id)
+        with atomic():
+            return decisions.decide(thread_id, proposal_id, accept, note, actor, expected_version)
+
+    @staticmethod
+    def open_proposals(thread_id: str) -> list[tuple[int, str | None]]:
+        """The ids and actors of the thread's proposals waiting for review, oldest first."""
+        return proposals.open_proposals(validate_thread_id(thread_id))
+
+    @staticmethod
     def prune_revisions(before: datetime, batch: int = 1000) -> int:
         """Delete the revisions made before ``before``; return how many (see ``pruning.prune_revisions``)."""
         return pruning.prune_revisions(before, batch)
@@ -293,7 +333,7 @@ def _append_after_lock(thread_id: str, text: str, context: WriteContext) -> Docu
             raise writes.deleted_while_writing()
         attempts += 1
         try:
-            return writes.create(thread_id, text, None, context.author)
+            return writes.create(thread_id, text, None, context.author, op="append")
         except PreconditionFailed:
             if context.expected is not None:
                 raise  # the caller expected no document
@@ -302,7 +342,9 @@ def _append_after_lock(thread_id: str, text: str, context: WriteContext) -> Docu
         return DocumentChange(thread_id, "append", document.version, document.title, document.length, text)
     check_size(document.length + len(text), "the document would have")
     appended = writes.append(thread_id, text, context.author)
-    assert appended is not None  # the row is locked and the text fits
+    if appended is None:  # the row is locked and the text fits: an agent's append that waits for review
+        assert document.review and context.author.proposes
+        return writes.proposed_append(thread_id, text, context.author)
     return appended
 
 

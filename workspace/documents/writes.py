@@ -6,6 +6,12 @@ these write it. Every change is announced here, once (``announced``): the
 receivers of ``document_changed`` act after the transaction commits. The
 raw SQL is ``statements``'s; whether a change stores a whole copy is
 ``snapshot_policy``'s.
+
+An agent's change (``Author.proposes``) of a document in review, or of a
+thread without one while new documents start in review, is stored as a
+proposal instead (``proposals``), here, where the change is known whole
+and would otherwise be written; the one-statement append leaves such a
+document to the locked path.
 """
 
 from collections.abc import Callable
@@ -19,7 +25,7 @@ from ..history import snapshot_policy
 from ..history.splices import Splice, splice_between
 from ..models import Revision, WorkingDocument
 from ..signals import DocumentChange, document_changed
-from . import statements
+from . import proposals, statements
 from .calls import Author, ExpectedVersions
 from .statements import Returned
 
@@ -28,7 +34,7 @@ def locked_for_append(thread_id: str) -> WorkingDocument | None:
     """The document, its row locked, with what an append reads of it; None if missing."""
     return (
         WorkingDocument.objects.select_for_update()
-        .only("length", "version", "title")
+        .only("length", "version", "title", "review")
         .filter(thread_id=thread_id)
         .first()
     )
@@ -76,23 +82,37 @@ def lock_at(thread_id: str, expected: int | ExpectedVersions) -> int:
     return current
 
 
-def _insert(thread_id: str, content: str, title: str | None) -> WorkingDocument:
-    """Insert the document's row, in a savepoint: an IntegrityError (the thread
-    has one already) leaves the call's transaction usable."""
+def _insert(thread_id: str, content: str, title: str | None, review: bool | None) -> WorkingDocument:
+    """Insert the document's row (in review as new documents start, unless
+    ``review`` says), in a savepoint: an IntegrityError (the thread has one
+    already) leaves the call's transaction usable."""
     length = len(content)
+    review = conf.REVIEW_DEFAULT if review is None else review
     with transaction.atomic(using=router.db_for_write(WorkingDocument)):
         return WorkingDocument.objects.create(
-            thread_id=thread_id, content=content, length=length, title=title or "", base_length=length
+            thread_id=thread_id, content=content, length=length, title=title or "", base_length=length, review=review
         )
 
 
-def create(thread_id: str, content: str, title: str | None, author: Author) -> DocumentChange:
+def _proposed_creation(thread_id: str, content: str, title: str | None, author: Author, op: str) -> DocumentChange:
+    """An agent's first change of a thread without a document, while new documents start in review."""
+    text = content if op == "append" else None
+    return proposals.store(thread_id, proposals.Base(0, "", ""), op, content, title or "", author, text=text)
+
+
+def create(
+    thread_id: str, content: str, title: str | None, author: Author, *, op: str = "update", review: bool | None = None
+) -> DocumentChange:
     """Create the document and record its first revision, or refuse because it
-    exists (``PreconditionFailed``, as for ``If-Match: "0"``)."""
+    exists (``PreconditionFailed``, as for ``If-Match: "0"``). ``op``: the
+    change an agent's proposal would name; ``review``: the mode it starts in."""
+    if author.proposes and conf.REVIEW_DEFAULT:
+        lock_at(thread_id, 0)  # the thread must have none, as for the creation
+        return _proposed_creation(thread_id, content, title, author, op)
 
     def insert_or_refuse() -> WorkingDocument:
         try:
-            return _insert(thread_id, content, title)
+            return _insert(thread_id, content, title, review)
         except IntegrityError:
             lock_at(thread_id, 0)  # it exists: PreconditionFailed
             raise  # it existed, and was deleted before this call could lock it
@@ -102,8 +122,12 @@ def create(thread_id: str, content: str, title: str | None, author: Author) -> D
 
 def create_unless_present(thread_id: str, content: str, title: str | None, author: Author) -> DocumentChange | None:
     """Create the document and record its first revision; None if another call created it first."""
+    if author.proposes and conf.REVIEW_DEFAULT:
+        if WorkingDocument.objects.filter(thread_id=thread_id).exists():
+            return None
+        return _proposed_creation(thread_id, content, title, author, "update")
     try:
-        document = _insert(thread_id, content, title)
+        document = _insert(thread_id, content, title, None)
     except IntegrityError:
         return None
     return _record_creation(document, author)
@@ -112,7 +136,14 @@ def create_unless_present(thread_id: str, content: str, title: str | None, autho
 def _record_creation(document: WorkingDocument, author: Author) -> DocumentChange:
     """Record the revision of a document just created, a whole copy, and announce it."""
     change = _change(
-        document.thread_id, "update", document.version, document.title, document.length, document.content, author
+        document.thread_id,
+        "update",
+        document.version,
+        document.title,
+        document.length,
+        document.content,
+        author,
+        document.review,
     )
     Revision.objects.create(
         document_id=document.pk,
@@ -126,16 +157,31 @@ def _record_creation(document: WorkingDocument, author: Author) -> DocumentChang
         tool=author.tool,
         source=author.source,
         base_version=change.version,
+        review=document.review,
+        reviewed_by=author.reviewed_by,
+        proposal=author.proposal,
     )
     return _announced(change)
 
 
 def _change(
-    thread_id: str, op: str, version: int, title: str, length: int, text: str, author: Author
+    thread_id: str, op: str, version: int, title: str, length: int, text: str, author: Author, review: bool
 ) -> DocumentChange:
     """The ``DocumentChange`` of a change written, with who made it, how and why."""
     return DocumentChange(
-        thread_id, op, version, title, length, text, author.actor, author.source, author.tool, author.reason
+        thread_id,
+        op,
+        version,
+        title,
+        length,
+        text,
+        author.actor,
+        author.source,
+        author.tool,
+        author.reason,
+        review=review,
+        reviewed_by=author.reviewed_by,
+        proposal=author.proposal,
     )
 
 
@@ -153,6 +199,9 @@ def _revision_of(author: Author, now: Any, **values: Any) -> dict[str, Any]:
         "actor": author.actor,
         "tool": author.tool,
         "source": author.source,
+        "review": Returned("review"),
+        "reviewed_by": author.reviewed_by,
+        "proposal": author.proposal,
         "created_at": now,  # the time the document row records too
     }
 
@@ -160,7 +209,8 @@ def _revision_of(author: Author, now: Any, **values: Any) -> dict[str, Any]:
 def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
     """Append ``text`` in one locking ``UPDATE`` if the result stays within the
     limit, and record its revision (the same statement, on PostgreSQL); None if
-    the thread has no document or it would grow too large."""
+    the thread has no document, it would grow too large, or it is in review
+    and an agent's change would wait there as a proposal."""
     due, due_parameters = snapshot_policy.APPEND_SNAPSHOT_DUE, snapshot_policy.append_due_parameters(len(text))
     sql = statements.writing()
     update = (
@@ -168,12 +218,13 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
         f"version = version + 1, updated_at = %s, base_version = CASE WHEN {due} THEN version + 1 "
         f"ELSE base_version END, base_length = CASE WHEN {due} THEN length + %s ELSE base_length END, "
         f"stored_since_base = CASE WHEN {due} THEN 0 ELSE stored_since_base + %s END "
-        "WHERE thread_id = %s AND length <= %s"
+        "WHERE thread_id = %s AND length <= %s" + (" AND review = %s" if author.proposes else "")
     )
     parameters = [text, len(text), sql.now, *due_parameters, *due_parameters, len(text)]
     parameters += [*due_parameters, len(text), thread_id, conf.MAX_DOCUMENT_CHARS - len(text)]
-    columns = (Returned("id"), Returned("version"), Returned("title"), Returned("length"), Returned("base_version"))
-    document_id, version, title, length, base_version = columns
+    parameters += [False] if author.proposes else []
+    columns = tuple(Returned(name) for name in ("id", "version", "title", "length", "base_version", "review"))
+    document_id, version, title, length, base_version, _ = columns
     revision = _revision_of(
         author, sql.now, document_id=document_id, version=version, op="append", title=title, length=length, text=text
     )
@@ -183,7 +234,16 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
         return None
     if row["base_version"] == row["version"]:  # due: the content now is the next whole copy
         statements.snapshot_content(sql, row["id"])
-    return _announced(_change(thread_id, "append", row["version"], row["title"], row["length"], text, author))
+    return _announced(
+        _change(thread_id, "append", row["version"], row["title"], row["length"], text, author, row["review"])
+    )
+
+
+def proposed_append(thread_id: str, text: str, author: Author) -> DocumentChange:
+    """An agent's append to a document in review, its row locked by this transaction: stored as a proposal."""
+    document = WorkingDocument.objects.only("version", "title", "content").get(thread_id=thread_id)
+    base = proposals.Base(document.version, document.title, document.content)
+    return proposals.store(thread_id, base, "append", document.content + text, document.title, author, text=text)
 
 
 class _Locked(NamedTuple):
@@ -196,6 +256,7 @@ class _Locked(NamedTuple):
     base_version: int
     base_length: int
     stored_since_base: int
+    review: bool
 
 
 def replace(thread_id: str, content: str, title: str | None, author: Author) -> DocumentChange | None:
@@ -228,10 +289,14 @@ def write_content(
     """Make ``content`` (and ``title``, unless None) current on a document whose
     row this transaction has locked, and record the revision: the splice from
     the content before, or a whole copy when ``snapshot_policy`` says so.
-    Nothing changes when content and title are as they were."""
+    Nothing changes when content and title are as they were; an agent's
+    change of a document in review is stored as a proposal instead."""
     title = document.title if title is None else title
     if content == document.content and title == document.title:
         return DocumentChange(thread_id, "update", document.version, title, len(content), content)
+    if author.proposes and document.review:
+        base = proposals.Base(document.version, document.title, document.content)
+        return proposals.store(thread_id, base, op, content, title, author)
     version, length = document.version + 1, len(content)
     splice = splice_between(document.content, content)
     base_version, base_length = document.base_version, document.base_length
@@ -262,7 +327,7 @@ def write_content(
         zip(("splice_line", "splice_column", "splice_removed"), _splice_columns(splice, whole), strict=True)
     )
     statements.update_and_record(sql, update, [*parameters, document.id], revision)
-    return _announced(_change(thread_id, op, version, title, length, content, author))
+    return _announced(_change(thread_id, op, version, title, length, content, author, bool(document.review)))
 
 
 def _splice_columns(splice: Splice, whole: bool) -> tuple[int | None, int | None, int | None]:

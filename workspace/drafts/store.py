@@ -127,13 +127,16 @@ def check_call_may_end(thread_id: str, call_id: str, tool: str, actor: str | Non
         _check_same_call(draft, tool, actor)
 
 
-def end_call(thread_id: str, call_id: str, tool: str, actor: str | None, outcome: str) -> bool:
+def end_call(
+    thread_id: str, call_id: str, tool: str, actor: str | None, outcome: str, proposal: int | None = None
+) -> bool:
     """End draft ``call_id`` with ``outcome`` as the end of the call of
     ``tool`` by ``actor``, in the caller's transaction if any (``committed``:
     at the document's version as that transaction sees it, the call's
     change); False, leaving it as it is, when it is not open or is another
     tool's or another user's (``check_call_may_end`` refused that call
-    before it ran, unless the draft opened since)."""
+    before it ran, unless the draft opened since). ``proposed``: the call
+    stored ``proposal`` instead of changing the document."""
     using = router.db_for_write(Draft)
     with transaction.atomic(using=using):
         draft = (
@@ -152,7 +155,7 @@ def end_call(thread_id: str, call_id: str, tool: str, actor: str | None, outcome
                 .values_list("version", flat=True)
                 .first()
             )
-        _end(using, draft, outcome, version)
+        _end(using, draft, outcome, version, proposal)
         return True
 
 
@@ -318,9 +321,10 @@ def _parse(using: str, draft: Draft, delta: str) -> None:
     draft.text_length += len(text)
 
 
-def _end(using: str, draft: Draft, outcome: str, version: int | None = None) -> None:
+def _end(using: str, draft: Draft, outcome: str, version: int | None = None, proposal: int | None = None) -> None:
     draft.outcome = outcome
     draft.version = version
+    draft.proposal = proposal
     draft.ended_id = _next_id(using, draft.thread_id)
     draft.parser_state = {}
     draft.touched_at = timezone.now()

@@ -1,7 +1,9 @@
 """After a change commits, its streams are told to read it.
 
 Nothing is sent inside the writing transaction: a change's event is its
-revision, and an artifact's event is stored by the tool's transaction. Once
+revision, and the events of a thread that are not changes of its text (an
+artifact, its review mode, a proposal stored or decided) are stored by the
+writing transaction, on the thread's artifact channel. Once
 that commits, every configured transport (``transports``) is told: the
 fan-out wakes the streams of this process (``watchers``, ``feed``) and,
 with Redis, those of the others; they read from the storage what they have
@@ -21,9 +23,19 @@ from typing import Any
 
 from django.db import router, transaction
 
+from ..conf import conf
 from ..models import WorkingDocument
-from ..signals import DocumentChange, artifact_produced, document_changed, draft_changed
+from ..signals import (
+    DocumentChange,
+    artifact_produced,
+    document_changed,
+    draft_changed,
+    proposal_decided,
+    proposal_stored,
+    review_changed,
+)
 from .channels import artifact_channel, document_channel, draft_channel
+from .replay import EVENT_REASON_CHARS
 from .storage import ThreadEventStorage, fits
 from .transports import CommittedChange, transports
 from .transports.base import FoundEvent
@@ -31,6 +43,9 @@ from .transports.base import FoundEvent
 DOCUMENT_UID = "workspace.events.document"
 ARTIFACT_UID = "workspace.events.artifact"
 DRAFT_UID = "workspace.events.draft"
+REVIEW_UID = "workspace.events.review"
+PROPOSAL_UID = "workspace.events.proposal"
+DECISION_UID = "workspace.events.proposal-decided"
 
 
 def connect() -> None:
@@ -38,6 +53,9 @@ def connect() -> None:
     document_changed.connect(announce_document_change, dispatch_uid=DOCUMENT_UID)
     artifact_produced.connect(store_artifact_event, dispatch_uid=ARTIFACT_UID)
     draft_changed.connect(announce_draft_change, dispatch_uid=DRAFT_UID)
+    review_changed.connect(store_review_event, dispatch_uid=REVIEW_UID)
+    proposal_stored.connect(store_proposal_event, dispatch_uid=PROPOSAL_UID)
+    proposal_decided.connect(store_decision_event, dispatch_uid=DECISION_UID)
 
 
 def announce_document_change(sender: Any, change: DocumentChange, **kwargs: Any) -> None:
@@ -49,8 +67,31 @@ def announce_document_change(sender: Any, change: DocumentChange, **kwargs: Any)
 
 def store_artifact_event(sender: Any, thread_id: str, tool: str, artifact: Any, **kwargs: Any) -> None:
     data = {"tool": tool, "artifact": artifact} if fits(artifact) else {"tool": tool, "omitted": True}
+    _store_thread_event(thread_id, "artifact", data)
+
+
+def store_review_event(sender: Any, thread_id: str, review: bool, actor: str | None, **kwargs: Any) -> None:
+    _store_thread_event(thread_id, "review", {"thread_id": thread_id, "review": review, "actor": actor})
+
+
+def store_proposal_event(sender: Any, thread_id: str, data: dict, **kwargs: Any) -> None:
+    """A ``proposal`` event: its reason cut as a document event's, its hunks left out when too long to carry."""
+    data = {**data, "action_and_reasoning": data["action_and_reasoning"][:EVENT_REASON_CHARS]}
+    if sum(len(hunk["old"]) + len(hunk["new"]) for hunk in data["hunks"]) > conf.EVENT_MAX_CHARS:
+        data |= {"hunks": None, "omitted": True}
+    _store_thread_event(thread_id, "proposal", data)
+
+
+def store_decision_event(sender: Any, thread_id: str, data: dict, **kwargs: Any) -> None:
+    _store_thread_event(thread_id, "proposal-decided", data)
+
+
+def _store_thread_event(thread_id: str, event_type: str, data: dict) -> None:
+    """Store an event of the thread that is not a change of its text (an
+    artifact, a review mode, a proposal, a decision) in the writing
+    transaction, on the thread's artifact channel; announced once it commits."""
     channel = artifact_channel(thread_id)
-    event = ThreadEventStorage().append_event(channel, "artifact", data)
+    event = ThreadEventStorage().append_event(channel, event_type, data)
     _announce_after_commit(CommittedChange(channel, lambda: (event, event.id - 1)))
 
 

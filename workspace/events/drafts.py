@@ -249,6 +249,8 @@ def _draft_event(draft: Draft, event_id: int, offset: int, delta: str, omitted: 
 
 def _end_event(draft: Draft) -> tuple[int, Event]:
     data = {"call_id": draft.call_id, "outcome": draft.outcome, "version": draft.version}
+    if draft.proposal is not None:
+        data["proposal"] = draft.proposal
     event_id = _ended_id(draft)
     return event_id, Event(draft_channel(draft.thread_id), "draft-end", encode(data), id=event_id)
 

@@ -20,7 +20,7 @@ EVENT_REASON_CHARS = 1000
 # What the document events of changes are made of, read in one query.
 EVENT_COLUMNS = (
     *("pk", "document_id", "version", "op", "title", "length", "short_text", "splice_line", "base_version"),
-    *("actor", "source", "tool", "reason"),
+    *("actor", "source", "tool", "reason", "review", "reviewed_by", "proposal"),
 )
 
 
@@ -133,6 +133,9 @@ def changes_after(thread_id: str, after: int, limit: int, max_chars: int) -> lis
             "source": row["source"],
             "tool": row["tool"],
             "action_and_reasoning": row["reason"],
+            "review": row["review"],
+            "reviewed_by": row["reviewed_by"],
+            "proposal": row["proposal"],
         }
         for row in rows
     ]

@@ -28,7 +28,9 @@ def document_event_data(thread_id: str, change: dict) -> dict:
     """A ``document`` event from a change (``version, op, revision_op, title, length, text``;
     ``text`` None when too long to carry: the event then says ``"omitted": true``;
     and ``actor, source, tool, action_and_reasoning``, the reason cut to its first
-    ``EVENT_REASON_CHARS`` characters, then with ``"reason_truncated": true``).
+    ``EVENT_REASON_CHARS`` characters, then with ``"reason_truncated": true``;
+    ``review``, the document's mode then, and for an accepted proposal
+    ``reviewed_by`` and ``proposal``, else null).
     The one builder of these events: live, replayed from the revisions, to Pushpin."""
     op = "append" if change["op"] == "append" else "update"  # an edit or a restore replaces the content
     data = {
@@ -49,6 +51,9 @@ def document_event_data(thread_id: str, change: dict) -> dict:
         "source": change["source"],
         "tool": change["tool"],
         "action_and_reasoning": reason[:EVENT_REASON_CHARS],
+        "review": bool(change["review"]),
+        "reviewed_by": change["reviewed_by"],
+        "proposal": change["proposal"],
     }
     if len(reason) > EVENT_REASON_CHARS:
         data["reason_truncated"] = True

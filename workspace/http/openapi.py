@@ -41,6 +41,7 @@ from ..documents.preconditions import (
 )
 from ..drafts import openapi as drafts_documentation
 from ..people import openapi as people_documentation
+from ..review import openapi as review_documentation
 from ..tools.envelope import FAILURE_SCHEMA, SUCCESS_SCHEMA
 from ..tools.exports import FORMATS
 from ..tools.registry import registered_tools
@@ -186,8 +187,7 @@ REVISION_WITH_CONTENT = inline_serializer(
 )
 EVENT_STREAM_RESPONSES = {
     (200, "text/event-stream"): OpenApiResponse(
-        {"type": "string"},
-        description="The thread's `document`, `artifact`, `draft` and `draft-end` events, as Server-Sent Events.",
+        {"type": "string"}, description="The thread's events (document, artifact, drafts, review, proposals) as SSE."
     ),
     **read_failures(),
 }
@@ -233,6 +233,7 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
                     "responses": read_responses(DOCUMENT),
                 },
                 "put": people_documentation.edit(SHARED_PARAMETERS, DOCUMENT),
+                "patch": review_documentation.review_mode(SHARED_PARAMETERS, DOCUMENT),
             }
         },
     ),
@@ -261,6 +262,7 @@ DOCUMENTATION: list[tuple[type[APIView], dict[str, Any]]] = [
         {"operation_id": "threads_revision_restore", **people_documentation.restore(SHARED_PARAMETERS, DOCUMENT)},
     ),
     (views.DraftView, drafts_documentation.draft(SHARED_PARAMETERS)),
+    *review_documentation.views(SHARED_PARAMETERS, read_responses),
     (
         views.EventStreamView,
         {
@@ -343,9 +345,8 @@ class WorkspaceSchemaGenerator(SchemaGenerator):
     def get_schema(self, request: HttpRequest | None = None, public: bool = False) -> dict:
         schema = with_a_path_per_tool(super().get_schema(request=request, public=public))
         schema["paths"]["/threads/{thread_id}/mcp/"] = MCP_PATH  # served outside DRF (workspace.mcp)
-        edit = schema["paths"].get("/threads/{thread_id}/document/", {}).get("put")
-        if edit is not None:  # its body is a schema of its own, not a serializer's: required said here
-            edit["requestBody"]["required"] = True
+        for path, method in review_documentation.BODIES_REQUIRED:  # schemas, not serializers: required said here
+            schema["paths"][path][method]["requestBody"]["required"] = True
         if request is not None:  # served under whatever prefix the host chose
             prefix = request.path.removesuffix("schema/").rstrip("/")
             schema["servers"] = [{"url": prefix or "/"}]

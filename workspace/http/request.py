@@ -77,3 +77,20 @@ def non_negative_integer(name: str, value: str) -> int:
     if not (value.isascii() and value.isdigit() and len(value) <= MAX_DIGITS):
         raise InvalidArguments(f"{name} must be a non-negative integer, got {value[:40]!r}")
     return int(value)
+
+
+def next_page_url(request: Request, cursor: str, value: object, limit: int) -> str:
+    """The URL of the page after this one: the same query, with ``cursor`` at
+    ``value`` (where the next page starts) and ``limit``."""
+    query = request.query_params.copy()
+    query[cursor] = str(value)
+    query["limit"] = str(limit)
+    return request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+
+
+def page_limit(request: Request, default: int, most: int) -> int:
+    """The ``limit`` parameter of a list: 1 to ``most``, ``default`` when absent."""
+    limit = non_negative_integer("limit", single_query_value(request, "limit", str(default)))
+    if not 1 <= limit <= most:
+        raise InvalidArguments(f"limit must be from 1 to {most}, got {limit}")
+    return limit

@@ -29,6 +29,7 @@ from ..history.revisions import document_id_of, revision_with_content, revisions
 from ..models import Revision, WorkingDocument
 from ..people import request as edit_request
 from ..people import unit_of_work as people
+from ..review import request as review_request
 from ..tools.arguments import shorten
 from ..tools.envelope import failure_envelope
 from ..tools.exports import FORMATS
@@ -112,11 +113,17 @@ class DocumentView(WorkspaceView):
 
         class Meta:
             model = WorkingDocument
-            fields = ["thread_id", "title", "content", "length", "version", "created_at", "updated_at"]
+            fields = ["thread_id", "title", "content", "length", "version", "review", "created_at", "updated_at"]
             extra_kwargs = {name: {"required": True} for name in fields}  # every answer has them all
 
     def get(self, request: Request, thread_id: str) -> Response:
         document = WorkspaceRepository.get_document(thread_id)
+        return Response(self.OutputSerializer(document).data, headers={"ETag": f'"{document.version}"'})
+
+    def patch(self, request: Request, thread_id: str) -> Response:
+        """A person turns the review of agents' changes on or off: not a change of the text."""
+        review = review_request.review_mode(tool_arguments(request, "review"))
+        document = WorkspaceRepository.set_review(thread_id, review, actor=request.user.get_username())
         return Response(self.OutputSerializer(document).data, headers={"ETag": f'"{document.version}"'})
 
     def put(self, request: Request, thread_id: str) -> Response:
@@ -211,6 +218,8 @@ class RevisionSerializer(serializers.Serializer):
     # A field named like Field.source: DRF's metaclass takes it out of the class.
     source = serializers.ChoiceField(choices=Revision.Source.choices)  # type: ignore[assignment]
     restored_from = serializers.IntegerField(allow_null=True)
+    reviewed_by = serializers.CharField(allow_null=True)  # who accepted the proposal it applies
+    proposal = serializers.IntegerField(allow_null=True)
     created_at = serializers.DateTimeField(format=ISO_8601)  # whatever the host's DATETIME_FORMAT
 
 
@@ -223,17 +232,12 @@ class RevisionListView(WorkspaceView):
 
     def get(self, request: Request, thread_id: str) -> Response:
         after = parameters.non_negative_integer("after", parameters.single_query_value(request, "after", "0"))
-        limit = parameters.non_negative_integer("limit", parameters.single_query_value(request, "limit", "100"))
-        if not 1 <= limit <= MAX_REVISIONS_PER_PAGE:
-            raise InvalidArguments(f"limit must be from 1 to {MAX_REVISIONS_PER_PAGE}, got {limit}")
+        limit = parameters.page_limit(request, 100, MAX_REVISIONS_PER_PAGE)
         revisions = revisions_after(thread_id, after, limit + 1)
         next_url = None
         if len(revisions) > limit:
             revisions = revisions[:limit]
-            query = request.query_params.copy()
-            query["after"] = str(revisions[-1].version)
-            query["limit"] = str(limit)
-            next_url = request.build_absolute_uri(f"{request.path}?{query.urlencode()}")
+            next_url = parameters.next_page_url(request, "after", revisions[-1].version, limit)
         return Response({"results": RevisionSerializer(revisions, many=True).data, "next": next_url})
 
 
@@ -255,7 +259,9 @@ class UnknownEndpointView(WorkspaceView):
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)
-        raise NotFound("no such endpoint: see GET tools/ and the thread endpoints document/, revisions/, events/")
+        raise NotFound(
+            "no such endpoint: see GET tools/ and the thread endpoints document/, revisions/, proposals/, events/"
+        )
 
 
 class EventStreamView(WorkspaceView):

@@ -32,21 +32,31 @@ class Answer:
 
 
 def run(
-    owner: str, key: str | None, thread_id: str, request: str, arguments: dict[str, Any], write: Callable[[], dict]
+    owner: str,
+    key: str | None,
+    thread_id: str,
+    request: str,
+    arguments: dict[str, Any],
+    write: Callable[[], dict],
+    *,
+    keeps_content: bool = True,
 ) -> Answer:
     """Run ``write`` (which answers the body of a success) in one transaction,
     with the ``Idempotency-Key`` ``key`` of ``owner`` if any. ``request`` and
     ``arguments`` name what is asked, so that the key reused for anything else
-    is refused (422). Any error rolls the write and the claim back."""
+    is refused (422). Any error rolls the write and the claim back.
+    ``keeps_content=False``: the body is not the document (a decision's is
+    the proposal, without its content), and its record keeps all of it."""
     with transaction.atomic(using=router.db_for_write(WorkingDocument)):
         claimed = None
         if key is not None:
             claimed = idempotency.claim(owner, key, idempotency.fingerprint(thread_id, request, arguments))
             if claimed.envelope is not None:
-                return Answer(claimed.status_code, _with_content(thread_id, claimed.envelope), replayed=True)
+                replayed = _with_content(thread_id, claimed.envelope) if keeps_content else claimed.envelope
+                return Answer(claimed.status_code, replayed, replayed=True)
         body = write()
         if claimed is not None:
-            idempotency.store_answer(claimed, 200, {**body, "content": None})
+            idempotency.store_answer(claimed, 200, {**body, "content": None} if keeps_content else body)
     return Answer(200, body)
 
 

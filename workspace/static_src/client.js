@@ -10,12 +10,17 @@
 // Drafts: a `draft` event grows a tool call's text argument at its
 // offset; `draft-end` ends it. A stream that opens again (`stream-open`)
 // drops the drafts known so far: the server sends the open ones afresh.
+//
+// Review: `review` events set the document's mode; `proposal` and
+// `proposal-decided` events keep the open proposals (proposals.js), read
+// afresh each time the stream opens.
+import { ProposalList } from "./proposals.js";
 
 const RECONNECT_DELAY_MS = 3000;
 const ACTIVITY_PAGE = 50;
 
 function emptyDocument() {
-  return { version: 0, title: "", length: 0, content: "" };
+  return { version: 0, title: "", length: 0, content: "", review: false };
 }
 
 /** An error answered by the server: `status` and its failure envelope as `body`. */
@@ -37,6 +42,8 @@ export function activityItem(record, receivedAt) {
     actor: record.actor ?? null,
     source: record.source ?? null,
     tool: record.tool ?? null,
+    reviewedBy: record.reviewed_by ?? null,
+    proposal: record.proposal ?? null,
     reason: record.action_and_reasoning ?? "",
     reasonTruncated: Boolean(record.reason_truncated),
     title: record.title,
@@ -70,13 +77,16 @@ export function csrfFromCookie(doc = globalThis.document) {
 }
 
 class DocumentClient {
-  constructor({ documentUrl, eventsUrl, revisionsUrl, csrfToken }) {
-    this.urls = { document: documentUrl, events: eventsUrl, revisions: revisionsUrl };
+  constructor({ documentUrl, eventsUrl, revisionsUrl, proposalsUrl, csrfToken }) {
+    const proposals = proposalsUrl || documentUrl.replace(/document\/?$/, "proposals/");
+    this.urls = { document: documentUrl, events: eventsUrl, revisions: revisionsUrl, proposals };
     this.csrfToken = csrfToken || csrfFromCookie();
     this.state = { ...emptyDocument(), status: "connecting" };
     this.activity = [];  // newest first
     this.drafts = new Map();  // call_id -> {tool, actor, field, text, title, baseVersion, omitted}
     this.listeners = new Map();
+    this.proposalList = new ProposalList(this, requestJson);
+    this.proposals = this.proposalList.open;  // id -> {id, baseVersion, tool, op, actor, reason, time, hunks, title}
     this.source = null;
     this.fetching = false;
     this.fetchAgain = false;
@@ -109,6 +119,8 @@ class DocumentClient {
 
   setDocument(fetched, event = null) {
     const { version, title, length, content } = fetched;
+    const review = typeof fetched.review === "boolean" ? fetched.review : this.state.review;
+    if (review !== this.state.review) this.setReview(review);
     this.state = { ...this.state, version, title, length, content };
     this.emit("change", this.state, event);
     if (!this.activityStarted && version > 0) {
@@ -161,6 +173,12 @@ class DocumentClient {
         this.refetch();
       }
     }
+  }
+
+  setReview(review) {
+    if (this.state.review === review) return;
+    this.state = { ...this.state, review };
+    this.emit("review", review);
   }
 
   addActivity(item) {
@@ -226,10 +244,14 @@ class DocumentClient {
     stream.addEventListener("open", () => {
       this.setStatus("live");
       this.refetch();
+      this.proposalList.reload().catch((error) => console.error(error));
     });
     stream.addEventListener("document", json(this.applyEvent));
     stream.addEventListener("draft", json(this.applyDraft));
     stream.addEventListener("draft-end", json(this.endDraft));
+    stream.addEventListener("review", json((event) => this.setReview(event.review)));
+    stream.addEventListener("proposal", json((event) => this.proposalList.arrived(event)));
+    stream.addEventListener("proposal-decided", json((event) => this.proposalList.decided(event)));
     stream.addEventListener("stream-open", () => this.clearDrafts());
     stream.addEventListener("stream-reset", () => this.refetch());
     stream.addEventListener("error", () => {
@@ -329,6 +351,40 @@ class DocumentClient {
     if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
     if (answer.data.version > this.state.version) this.setDocument(answer.data);
     return answer.data;
+  }
+
+  /** Turns the review of agents' changes on or off (PATCH document/); resolves to the document. */
+  async turnReview(on) {
+    const answer = await requestJson(this.urls.document, {
+      method: "PATCH",
+      body: { review: Boolean(on) },
+      csrfToken: this.csrfToken,
+    });
+    if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
+    this.setReview(answer.data.review);
+    if (answer.data.version > this.state.version) this.setDocument(answer.data);
+    return answer.data;
+  }
+
+  /**
+   * Decides proposal `id`: `accept` is "all", "none" or a list of hunk
+   * indexes (POST proposals/<id>/decision/). Resolves to {proposal} (decided:
+   * it leaves `proposals`) or, when the accepted hunks and the changes since
+   * changed the same lines, to {conflicts, currentVersion} with nothing
+   * changed. Other failures throw a WorkspaceError.
+   */
+  async decide(id, accept, { note } = {}) {
+    const answer = await requestJson(`${this.urls.proposals}${id}/decision/`, {
+      method: "POST",
+      body: note ? { accept, note } : { accept },
+      csrfToken: this.csrfToken,
+    });
+    if (answer.status === 409 && answer.data && answer.data.conflicts) {
+      return { conflicts: answer.data.conflicts, currentVersion: answer.data.current_version };
+    }
+    if (!answer.ok) throw new WorkspaceError(answer.status, answer.data);
+    this.proposalList.decided(answer.data);
+    return { proposal: answer.data };
   }
 
   /** Stops following the document. */

@@ -31,6 +31,7 @@ export function changeHead(item, tag = "p") {
   head.append(element("span", describeAuthor(item), { class: `author ${item.source || ""}` }));
   if (item.tool) head.append(" · ", element("code", item.tool, { class: "tool" }));
   if (item.op) head.append(" · ", element("span", item.op, { class: "op" }));
+  if (item.reviewedBy) head.append(" · ", element("span", `accepted by ${item.reviewedBy}`, { class: "reviewed" }));
   return head;
 }
 

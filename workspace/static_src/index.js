@@ -1,12 +1,18 @@
 // workspace/static/workspace/panel.js: the panel's ES module client library.
 //
-//   openDocument({documentUrl, eventsUrl, revisionsUrl, csrfToken}) -> client
-//     client.state            {content, title, version, length, status}
+//   openDocument({documentUrl, eventsUrl, revisionsUrl, proposalsUrl, csrfToken}) -> client
+//     client.state            {content, title, version, length, review, status}
 //     client.activity         the latest changes, newest first
 //     client.drafts           the open drafts by call id
+//     client.proposals        the open proposals by id, with their hunks
 //     client.on(name, fn)     "change" (state, event), "activity" (items, item),
 //                             "status" (status), "draft" (callId, draft),
-//                             "draft-end" (callId, event, draft); returns an unsubscribe
+//                             "draft-end" (callId, event, draft), "review" (on),
+//                             "proposals" (proposals), "proposal-decided" (event,
+//                             proposal); returns an unsubscribe
+//     client.turnReview(on)   -> the document
+//     client.decide(id, "all" | "none" | [indexes], {note})
+//                             -> {proposal} | {conflicts, currentVersion}
 //     client.save(content, {baseVersion, title, reason})
 //                             -> {merged, document, mergedWith} | {conflicts, currentVersion}
 //     client.restore(version, {ifMatch, reason}) -> the document

@@ -1,12 +1,13 @@
 // The panel page: mounts the document client on the page's markup
 // (workspace/templates/workspace/panel.html) and shows the document
-// rendered, live, with its activity, drafts being written, history, editor,
-// Copy and Download.
+// rendered, live, with its activity, drafts being written, proposals waiting
+// for review, history, editor, Copy and Download.
 import { openDocument } from "./client.js";
 import { mountActivity } from "./activity.js";
 import { mountDrafts } from "./drafts.js";
 import { mountEditor } from "./editor.js";
 import { mountHistory } from "./history.js";
+import { mountReview } from "./review.js";
 import { notify } from "./dom.js";
 import { BlockView } from "./incremental.js";
 
@@ -121,6 +122,7 @@ export function mountPanel(root) {
     documentUrl: data.documentUrl,
     eventsUrl: data.eventsUrl,
     revisionsUrl: data.revisionsUrl,
+    proposalsUrl: data.proposalsUrl,
     csrfToken: data.csrfToken,
   });
   const download = root.querySelector("#download");
@@ -133,6 +135,7 @@ export function mountPanel(root) {
   const history = mountHistory(root, client, diffLimits(data));
   const activity = mountActivity(root, client, history.open);
   mountDrafts(root, client, activity, () => view.definitions);
+  mountReview(root, client, activity, data.canWrite === "true");
   root.querySelector("#copy").addEventListener("click", async () => {
     try {
       await copyText(client.state.content);

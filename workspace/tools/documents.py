@@ -5,8 +5,10 @@ from typing import Annotated
 from pydantic import Field
 
 from ..deprecation import moved_names
+from ..documents.calls import current_call
 from ..documents.repository import WorkspaceRepository
 from ..exceptions import DocumentNotFound, InvalidArguments
+from ..signals import DocumentChange
 from ..validation import TITLE_MAX_LENGTH
 from .arguments import shorten
 from .collection import ToolCollection
@@ -32,6 +34,8 @@ class DocumentTools(ToolCollection):
     ) -> tuple[str, None]:
         """Replace the full content of the shared working document."""
         change = WorkspaceRepository.upsert_document(self.thread_id, content=content, title=title)
+        if change.proposal is not None:
+            return proposed(f"{change.length} chars", change), None
         return f"document updated ({change.length} chars)", None
 
     @workspace_tool(destructive=False)
@@ -41,6 +45,8 @@ class DocumentTools(ToolCollection):
     ) -> tuple[str, None]:
         """Append a chunk of text to the shared working document."""
         change = WorkspaceRepository.append_document(self.thread_id, text)
+        if change.proposal is not None:
+            return proposed(f"{change.length} chars total", change), None
         return f"appended ({change.length} chars total)", None
 
     @workspace_tool(read_only=True)
@@ -63,7 +69,7 @@ class DocumentTools(ToolCollection):
         try:
             document = WorkspaceRepository.get_document(self.thread_id)
         except DocumentNotFound:
-            return "the document does not exist yet (version 0)", None
+            return "\n".join(["the document does not exist yet (version 0)", *self._waiting()]), None
         lines = lines_of(document.content)
         total = len(lines)
         valid = f"the lines are 1-{total}"
@@ -79,7 +85,19 @@ class DocumentTools(ToolCollection):
         elif first > last:
             raise InvalidArguments(f"start_line {first} is after end_line {last}; {valid}")
         header = f"version {document.version}, {document.length} chars, lines {first}-{last} of {total}"
-        return "\n".join([header, *numbered(lines, first, last)]), None
+        return "\n".join([header, *self._waiting(), *numbered(lines, first, last)]), None
+
+    def _waiting(self) -> list[str]:
+        """The line saying which proposals wait for review (none when none do)."""
+        waiting = WorkspaceRepository.open_proposals(self.thread_id)
+        if not waiting:
+            return []
+        ids = ", ".join(str(number) for number, _ in waiting)
+        call = current_call()
+        caller = call.actor if call is not None else None
+        yours = [str(number) for number, actor in waiting if caller is not None and actor == caller]
+        whose = f"; yours: {', '.join(yours)}" if yours else "; none of them yours"
+        return [f"{len(waiting)} proposal(s) wait for review: {ids}{whose}"]
 
     @workspace_tool
     def edit_document(
@@ -106,7 +124,17 @@ class DocumentTools(ToolCollection):
         shown_first = max(1, line - SNIPPET_CONTEXT)
         shown_last = min(len(lines), line + new_str.count("\n") + SNIPPET_CONTEXT, shown_first + SNIPPET_MAX_LINES - 1)
         snippet = [text[:SNIPPET_LINE_CHARS] for text in numbered(lines, shown_first, shown_last)]
-        return "\n".join([f"edited ({replaced} replacement(s); {change.length} chars total)", *snippet]), None
+        what = f"{replaced} replacement(s); {change.length} chars total"
+        summary = proposed(what, change) if change.proposal is not None else f"edited ({what})"
+        return "\n".join([summary, *snippet]), None
+
+
+def proposed(what: str, change: DocumentChange) -> str:
+    """The summary of a change that waits for review as a proposal instead of applying."""
+    return (
+        f"proposed ({what}): waits for review as proposal {change.proposal}; "
+        f"the document is unchanged at version {change.version}"
+    )
 
 
 SNIPPET_CONTEXT = 2  # lines shown before and after the first change

@@ -8,7 +8,8 @@ is claimed (or its first answer replayed); the tool runs; an expected version
 no write claimed is checked under the row lock (a call that wrote nothing
 still gets 412 on a wrong version); ``artifact_produced`` is sent; the
 answer is stored for the key; the call's live draft (``Draft-Id``) ends as
-``committed`` (so it does when a success is replayed). Any error rolls all
+``committed`` (so it does when a success is replayed), or ``proposed`` when
+the document is in review and the call stored a proposal instead. Any error rolls all
 of it back and is answered as a failure envelope (its draft then ends as
 ``failed``); each call is logged. A ``Draft-Id`` the call may not end (it
 only reads; the draft is of another tool or another user's) is refused
@@ -102,12 +103,18 @@ def _run(tool: Tool, collection: Any, args: tuple, kwargs: dict, options: CallOp
         if claimed is not None:
             idempotency.store_answer(claimed, result.status_code, result.envelope)
         if options.draft_id is not None:  # after the change, in its transaction: its event comes first
-            _end_draft_as_committed(thread_id, options.draft_id, tool.name, options.actor)
+            _end_draft_as_committed(thread_id, options.draft_id, tool.name, options.actor, call.proposal)
     return result
 
 
-def _end_draft_as_committed(thread_id: str, draft_id: str, tool: str, actor: str | None) -> None:
-    draft_store.end_call(thread_id, draft_id, tool, actor, draft_store.Outcome.COMMITTED)
+def _end_draft_as_committed(
+    thread_id: str, draft_id: str, tool: str, actor: str | None, proposal: int | None = None
+) -> None:
+    """The call succeeded: its draft ends as ``committed``, or ``proposed`` when it stored a proposal."""
+    if proposal is not None:
+        draft_store.end_call(thread_id, draft_id, tool, actor, draft_store.Outcome.PROPOSED, proposal=proposal)
+    else:
+        draft_store.end_call(thread_id, draft_id, tool, actor, draft_store.Outcome.COMMITTED)
 
 
 def _end_draft_as_failed(thread_id: Any, draft_id: str, tool: str, actor: str | None) -> None:
