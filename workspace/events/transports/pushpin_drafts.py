@@ -15,6 +15,15 @@ A draft's end is claimed by the process that ends it, in the transaction
 that ends it (``claim_with_the_end``), and published once that commits,
 right after the document event the same commit queued: no other process
 can publish a committed draft's end before its document event.
+
+The items bypass Pushpin's sequencing (``no-seq``). Pushpin would hold an
+item whose prev-id is not the last id it published on the channel until the
+one before it comes, for up to ``message_wait`` (5 s); but it knows no last
+id at a channel's first item, and forgets it whenever a stream finds a gap,
+and two processes' items crossing then set it back to the older one's: each
+later item, though in order, would wait the full 5 s. Unsequenced, an item
+goes to the streams as it comes: those that stand at its start take it, any
+other asks Django what it missed (about a tenth of a second later).
 """
 
 import json
@@ -112,7 +121,9 @@ class DraftPublishing:
         """Publish the first page of the ``ids`` this process claimed; hold the rest for the next round."""
         after, up_to = ids
         page = drafts.events_after(thread_id, after, until=up_to)
-        self.publish(json.dumps(grip_chunk_item(draft_channel(thread_id), page, page.horizon, after)))
+        item = grip_chunk_item(draft_channel(thread_id), page, page.horizon, after)
+        item["no-seq"] = True  # never held by Pushpin for the item before it (see above)
+        self.publish(json.dumps(item))
         if page.horizon < up_to:
             self.held[thread_id] = page.horizon, up_to
             self.schedule(thread_id)
