@@ -101,7 +101,9 @@ def views(shared: dict[str, OpenApiParameter], read_responses: Any) -> list[tupl
         "parameters": [
             thread_id,
             OpenApiParameter("status", {"type": "string", "enum": list(STATUSES)}, description="Default open."),
-            OpenApiParameter("before", {"type": "integer", "minimum": 0}, description="Those before this id."),
+            OpenApiParameter(
+                "before", {"type": "integer", "minimum": 0, "maximum": 10**18 - 1}, description="Those before this id."
+            ),
             OpenApiParameter("limit", {"type": "integer", "minimum": 1, "maximum": MAX_PROPOSALS_PER_PAGE}),
         ],
         "responses": read_responses(PROPOSAL_PAGE),
@@ -115,7 +117,7 @@ def views(shared: dict[str, OpenApiParameter], read_responses: Any) -> list[tupl
     decision = {
         "operation_id": "threads_proposal_decide",
         "summary": "A person's decision: accept all of a proposal's hunks, none, or some",
-        "parameters": [thread_id, PROPOSAL_ID, shared["If-Match"], shared["Idempotency-Key"]],
+        "parameters": [thread_id, PROPOSAL_ID, shared["Idempotency-Key"]],
         "request": {"application/json": DECISION_BODY},
         "responses": person_write_responses(ProposalSerializer, DECISION_FAILURES),
     }
