@@ -195,6 +195,25 @@ def test_reconnecting_with_last_event_id_delivers_what_was_missed(server, token)
     again.close()
 
 
+def test_proposals_arrive_live_but_a_reconnecting_client_is_not_sent_them_again(server, token):
+    seen = last_event_id(server, token, "proposals")
+    WorkspaceRepository.set_review("proposals", True, actor="alice")
+    # In this process: stored, not fanned out, so only the reconnect below reads them.
+    DocumentTools("proposals").update_document(content="proposed while away", action_and_reasoning=WHY)
+    proposal = WorkspaceRepository.open_proposals("proposals")[0][0]
+    WorkspaceRepository.decide_proposal("proposals", proposal, "none", actor="alice")
+    assert FailingTools("proposals").make_chart(points=[5], action_and_reasoning=WHY)["success"] is True
+
+    again = subscribe(server, token, "proposals", **{"Last-Event-ID": seen})
+    missed = [event for event in again.quiet(event_type=None, seconds=1) if event.type != "keep-alive"]
+    assert [event.type for event in missed] == ["review", "artifact"]
+
+    assert server.call(token, "proposals", "append_to_document", text="live", action_and_reasoning=WHY)["success"]
+    (live,) = again.collect(1, event_type="proposal")
+    assert (live.json()["op"], live.json()["hunks"][0]["new"]) == ("append", "live")
+    again.close()
+
+
 def test_a_last_event_id_since_pruned_gets_a_stream_reset(server, token):
     seen = last_event_id(server, token, "old")
     server.call(token, "old", "update_document", content="new", action_and_reasoning=WHY)

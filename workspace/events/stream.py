@@ -21,7 +21,7 @@ from ..internals.django_eventstream import (
     sse_encode_error,
 )
 from . import drafts, handover, reading, slots
-from .channels import channels_of, draft_channel
+from .channels import artifact_channel, channels_of, draft_channel
 from .link_authentication import proxied
 from .storage import ThreadEventStorage
 from .stream_body import stream_body
@@ -29,7 +29,8 @@ from .stream_body import stream_body
 # Parameters of the links django-eventstream gives Pushpin; from
 # anyone else they are refused (django-eventstream would trust "es-meta"'s
 # user, and answer "recover" without Pushpin with a 500).
-PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link")
+REPLAYED_THROUGH = "replayed"  # in the links given to Pushpin: where the client's replay ended
+PROXY_ONLY_PARAMETERS = ("recover", "es-meta", "link", REPLAYED_THROUGH)
 
 
 def stream_response(request: HttpRequest, thread_id: str) -> HttpResponseBase:
@@ -44,7 +45,7 @@ def stream_response(request: HttpRequest, thread_id: str) -> HttpResponseBase:
     if not isinstance(request, ASGIRequest):
         # Under WSGI the endless stream would hold a sync worker for good.
         raise ServiceUnavailable("event streams are served by the ASGI server or through Pushpin; route /events/ there")
-    _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
+    replayed_through = _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
     slot = slots.acquire(request.user)
     if slot is None:
         raise TooManyStreams(slots.limit_reached())
@@ -56,9 +57,11 @@ def stream_response(request: HttpRequest, thread_id: str) -> HttpResponseBase:
     close_old_connections()  # authentication is done; the stream reads through the storage
     held = request.scope.get(handover.SCOPE_KEY)
     if held is None:
-        response = StreamingHttpResponse(stream_body(event_request, slot), content_type="text/event-stream")
+        response = StreamingHttpResponse(
+            stream_body(event_request, slot, replayed_through), content_type="text/event-stream"
+        )
     else:  # the headers through Django, the body after it (handover.HeldStreams)
-        held.body = stream_body(event_request, slot)
+        held.body = stream_body(event_request, slot, replayed_through)
         response = StreamingHttpResponse(_no_body(), content_type="text/event-stream")
     add_default_headers(response, request=request)
     return response
@@ -71,8 +74,12 @@ async def _no_body() -> AsyncGenerator[bytes, None]:
 
 def _grip_response(request: Any, thread_id: str) -> HttpResponseBase:
     """Pushpin's request: what the client missed, and how to hold its stream."""
-    if "link" not in request.GET:  # the client's own request, not one of the links given to Pushpin
-        _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
+    if "link" in request.GET:  # one of the links given to Pushpin: they carry where the replay ended
+        replayed_through = _replayed_through(request, thread_id)
+    else:  # the client's own request: where its replay ends goes into the links given to Pushpin
+        replayed_through = _fix_where_it_starts(request, thread_id, _check_last_event_id(request, thread_id))
+        request.GET = request.GET.copy()
+        request.GET.setlist(REPLAYED_THROUGH, [make_id(replayed_through)] if replayed_through else [])
     if any(not EVENT_NUMBER.fullmatch(last) for last in request.grip.last.values()):
         raise InvalidArguments("Grip-Last holds an id this stream never gave")
     try:
@@ -80,7 +87,7 @@ def _grip_response(request: Any, thread_id: str) -> HttpResponseBase:
     except EventRequest.Error as error:
         raise InvalidArguments(str(error)) from None
     try:
-        response: HttpResponseBase = reading.read(event_request).to_grip_response(request)
+        response: HttpResponseBase = reading.read(event_request, replayed_through).to_grip_response(request)
     except EventPermissionError as error:
         error_event = sse_encode_error("forbidden", str(error), extra={"channels": error.channels})
         response = HttpResponse(error_event, content_type="text/event-stream")
@@ -94,18 +101,36 @@ EVENT_NUMBER = re.compile(r"[0-9]{1,18}")
 EVENT_ID_PART = re.compile(rf"([^,:]+):({EVENT_NUMBER.pattern})")
 
 
-def _fix_where_it_starts(request: HttpRequest, thread_id: str, given: dict[str, int]) -> None:
+def _fix_where_it_starts(request: HttpRequest, thread_id: str, given: dict[str, int]) -> dict[str, int]:
     """Where the stream starts, fixed before its response begins and given to
     django-eventstream as the client's Last-Event-ID: the ids the client gave;
     for a channel it gave none, the newest id now, so that every change
     committed once the response began is sent (django-eventstream would take
     the newest id at its first read, a moment later, and count a change made
     in between as past); and the drafts channel where every open draft comes
-    whole (``events.drafts.resume_id``), whatever id the client had."""
-    channels = channels_of(thread_id)
+    whole (``events.drafts.resume_id``), whatever id the client had.
+    Returns where the replay of the artifact channel ends, when the client
+    gave its id: its newest id now (``reading.read``'s ``replayed_through``)."""
+    channels, artifacts = channels_of(thread_id), artifact_channel(thread_id)
     start = given | {draft_channel(thread_id): drafts.resume_id(thread_id)}
-    start |= ThreadEventStorage().current_ids([channel for channel in channels if channel not in start])
+    newest = ThreadEventStorage().current_ids(
+        [channel for channel in channels if channel not in start or channel == artifacts]
+    )
+    start = newest | start
     request.META["HTTP_LAST_EVENT_ID"] = make_id({channel: start[channel] for channel in channels})
+    return {artifacts: newest[artifacts]} if artifacts in given else {}
+
+
+def _replayed_through(request: Any, thread_id: str) -> dict[str, int]:
+    """Where the replay ended, as a link given to Pushpin carries it (``channel:number,...``)."""
+    channels = set(channels_of(thread_id))
+    through: dict[str, int] = {}
+    for part in filter(None, request.GET.get(REPLAYED_THROUGH, "").split(",")):
+        match = EVENT_ID_PART.fullmatch(part)
+        if match is None or unquote(match.group(1)) not in channels:
+            raise InvalidArguments(f"{REPLAYED_THROUGH!r} holds an id this stream never gave")
+        through[unquote(match.group(1))] = int(match.group(2))
+    return through
 
 
 def _check_last_event_id(request: HttpRequest, thread_id: str) -> dict[str, int]:

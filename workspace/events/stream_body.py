@@ -30,10 +30,13 @@ OPENING = b":" + b" " * 2048 + b"\n\nevent: stream-open\ndata:\n\n"
 KEEP_ALIVE = b"event: keep-alive\ndata:\n\n"
 
 
-async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGenerator[bytes, None]:
+async def stream_body(
+    event_request: EventRequest, slot: slots.Slot, replayed_through: dict[str, int] | None = None
+) -> AsyncGenerator[bytes, None]:
     """The stream's chunks for ``event_request`` (django-eventstream's
     ``EventRequest``: the channels, the user, the last ids the client gave),
-    keeping the user's stream ``slot`` while it flows and freeing it after."""
+    keeping the user's stream ``slot`` while it flows and freeing it after;
+    the client's replay ends at ``replayed_through`` (``reading.read``)."""
     _give_back_the_request_thread()
     listener = feed.current().listen(event_request.channels)  # before reading: no change falls between
     # "stream-open" goes with the first read's answer, not before it: a client
@@ -44,7 +47,7 @@ async def stream_body(event_request: EventRequest, slot: slots.Slot) -> AsyncGen
         while True:
             # Read the storage: at the start, after a gap, and page by page.
             try:
-                response = await _read_storage(event_request)
+                response = await _read_storage(event_request, replayed_through)
             except EventPermissionError as error:
                 yield opening + sse_encode_error("forbidden", str(error), extra={"channels": error.channels}).encode()
                 return
@@ -116,9 +119,9 @@ def _encode_read(response: EventResponse, last_ids: dict[str, Any]) -> bytes:
 
 
 @sync_to_async(thread_sensitive=False)
-def _read_storage(event_request: EventRequest) -> EventResponse:
+def _read_storage(event_request: EventRequest, replayed_through: dict[str, int] | None) -> EventResponse:
     try:
-        return reading.read(event_request)
+        return reading.read(event_request, replayed_through)
     finally:
         close_old_connections()
 
