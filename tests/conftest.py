@@ -30,6 +30,14 @@ def outwait_the_servers_on_a_deadlock(sender, connection, **kwargs):
 connection_created.connect(outwait_the_servers_on_a_deadlock)
 
 
+def pytest_xdist_auto_num_workers(config):
+    """``-n auto`` (setup.cfg): two workers per CPU. Most tests wait on the
+    server processes, browsers and databases they start, so a worker per CPU
+    leaves the CPUs idle half the time (on two CPUs: 6.4 minutes for the
+    suite on SQLite with four workers, against 7.5 with two)."""
+    return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
+
+
 @pytest.fixture(autouse=True, scope="session")
 def no_draft_expiry_thread_in_the_test_process():
     """Tests end expired drafts themselves (``draft_store.end_expired``); the

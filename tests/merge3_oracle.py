@@ -18,13 +18,30 @@ class OracleGaveUp(Exception):
 
 
 def patience_blocks(a: list[str], b: list[str]) -> list[tuple[int, int, int]]:
-    """patiencediff's matching blocks of ``a`` and ``b``, as ``(i, j, n)``."""
+    """The matching blocks of ``a`` and ``b``, as ``(i, j, n)``, as git's patience
+    diff finds them: the lines both begin and end with alike, then patiencediff's
+    blocks of what lies between."""
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
     try:
-        return [tuple(block) for block in PatienceSequenceMatcher(None, a, b).get_matching_blocks()]
+        middle = PatienceSequenceMatcher(None, a[head : len(a) - tail], b[head : len(b) - tail]).get_matching_blocks()
     except BaseException as error:  # pyo3's PanicException is one
         if "recursion depth" in str(error):
             raise OracleGaveUp from None
         raise
+    blocks = [(0, 0, head)] + [(i + head, j + head, n) for i, j, n in middle[:-1]]
+    blocks.append((len(a) - tail, len(b) - tail, tail))
+    joined: list[tuple[int, int, int]] = []
+    for i, j, n in blocks:
+        if joined and joined[-1][0] + joined[-1][2] == i and joined[-1][1] + joined[-1][2] == j:
+            joined[-1] = (joined[-1][0], joined[-1][1], joined[-1][2] + n)
+        elif n:
+            joined.append((i, j, n))
+    return [*joined, (len(a), len(b), 0)]
 
 
 class PatienceDiff:

@@ -219,6 +219,16 @@ def test_lines_end_at_crlf_lf_cr_u0085_and_u2028_and_nowhere_else():
     assert cut.compared == ["a\n", "b\n", "c\n", "d\n", "e\n", "f\u2029g\x0bh\x0ci"]
 
 
+@given(st.lists(st.sampled_from(["a", "\n", "\u2029", "\x0b", "\x0c", "\x1c", "\x1d", "\x1e"])))
+def test_a_text_whose_only_ending_is_lf_is_cut_after_each_lf_and_nowhere_else(characters):
+    text = "".join(characters)
+    *ended, last = text.split("\n")
+
+    cut = lines(text)
+
+    assert cut.written == cut.compared == [part + "\n" for part in ended] + ([last] if last else [])
+
+
 def test_the_documents_ending_is_its_most_common_one():
     assert lines("a\r\nb\r\nc\n").ending == "\r\n"
     assert lines("a\rb\nc\r").ending == "\r"

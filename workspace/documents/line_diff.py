@@ -1,6 +1,9 @@
 """Patience diff of two lists of lines: the runs of lines they share.
 
-Within a range of both lists, the lines found exactly once on each side
+The lines both lists begin with alike, and those they end with alike, are
+matched first, as git's patience diff does: found by comparisons alone, run
+in C, they spare the counting below for the whole of a long document of
+which a change touched a few lines. Within the range between them, the lines found exactly once on each side
 are the anchors, as many as keep their order on both sides (the longest
 increasing run, by patience sorting); the gaps between anchors are diffed
 the same way, ten levels deep at most. A range with no anchor matches the
@@ -17,7 +20,7 @@ from bisect import bisect_left
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from itertools import compress, count, groupby
-from operator import sub
+from operator import ne, sub
 
 MAX_DEPTH = 10  # levels of gaps within gaps; what lies deeper stays unmatched (a change), bounding the work
 
@@ -29,8 +32,10 @@ def matching_blocks(a: Sequence[str], b: Sequence[str]) -> list[Block]:
     on both sides, adjacent runs joined, ending with ``(len(a), len(b), 0)``."""
     if a == b:
         return [(0, 0, len(a)), (len(a), len(b), 0)] if a else [(0, 0, 0)]
-    blocks: list[Block] = []
-    ranges = [(0, len(a), 0, len(b), 0)]
+    head = _begin_alike(a, b)
+    tail = _end_alike(a, b, head)
+    blocks: list[Block] = [block for block in ((0, 0, head), (len(a) - tail, len(b) - tail, tail)) if block[2]]
+    ranges = [(head, len(a) - tail, head, len(b) - tail, 0)]
     while ranges:
         a_start, a_end, b_start, b_end, depth = ranges.pop()
         if a_start == a_end or b_start == b_end or depth > MAX_DEPTH:
@@ -65,6 +70,17 @@ def _runs(in_a: list[int], in_b: list[int], a_start: int, b_start: int) -> Itera
         n = len(list(run))
         yield a_start + a_offset + at, b_start + b_offset + at, n
         at += n
+
+
+def _begin_alike(a: Sequence[str], b: Sequence[str]) -> int:
+    """How many lines ``a`` and ``b`` begin with alike (compared in C)."""
+    return next(compress(count(), map(ne, a, b)), min(len(a), len(b)))
+
+
+def _end_alike(a: Sequence[str], b: Sequence[str], head: int) -> int:
+    """How many lines ``a`` and ``b`` end with alike, none of their first ``head``."""
+    most = min(len(a), len(b)) - head
+    return min(next(compress(count(), map(ne, reversed(a), reversed(b))), most), most)
 
 
 def _alike(a: Sequence[str], b: Sequence[str], i: int, j: int, most: int, step: int) -> int:

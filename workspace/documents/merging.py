@@ -41,6 +41,8 @@ LINE_ENDINGS = ("\r\n", "\n", "\r", "\x85", "\u2028")  # CR LF first: it is one 
 LINE_END = re.compile("|".join(LINE_ENDINGS))
 TYPED_ENDINGS = ("\r\n", "\n", "\r")  # what a text box sends as LF; a person's bare LF becomes one of them
 _BESIDES_LF = sorted({character for ending in LINE_ENDINGS for character in ending} - {"\n"})
+# Where str.splitlines also cuts, besides LINE_ENDINGS: it cuts a text of none of these, LF its only ending, as we do.
+_SPLITLINES_ALSO = ("\v", "\f", "\x1c", "\x1d", "\x1e", "\u2029")
 
 
 @dataclass(frozen=True)
@@ -78,6 +80,9 @@ class Lines:
 def lines(text: str) -> Lines:
     """``text`` cut into lines after each of its ``LINE_ENDINGS``."""
     if _lf_only(text):  # the commonest, and a search is far quicker than a count
+        if not any(character in text for character in _SPLITLINES_ALSO):  # then splitlines cuts at LF alone
+            written = text.splitlines(keepends=True)
+            return Lines(written, written, "\n")
         return _cut_at(text, "\n")
     counts = _endings(text)
     if len(counts) == 1:  # one kind of ending: a split at it
@@ -87,6 +92,11 @@ def lines(text: str) -> Lines:
     written = [line + end for line, end in zip(texts, endings, strict=False)] + last
     compared = [line + "\n" for line in texts[:-1]] + last
     return Lines(written, compared, _most_common(counts))
+
+
+def line_count(text: str) -> int:
+    """How many lines ``lines`` cuts ``text`` into, counted without cutting it."""
+    return sum(_endings(text).values()) + (1 if text and not text.endswith(LINE_ENDINGS) else 0)
 
 
 def _cut_at(text: str, ending: str) -> Lines:

@@ -17,6 +17,7 @@ from ..conf import conf
 from ..exceptions import ProposalNotFound, TooManyProposals
 from ..models import Proposal
 from ..signals import DocumentChange, proposal_stored
+from . import statements
 from .calls import Author, current_call
 from .hunks import Hunk, hunks
 
@@ -35,23 +36,25 @@ def store(
 ) -> DocumentChange:
     """Store the change ``op`` that would leave ``content`` and ``title`` (an
     append: of ``text``) as an open proposal; return what the call answers of it."""
-    if Proposal.objects.filter(thread_id=thread_id, status=Proposal.Status.OPEN).count() >= conf.MAX_OPEN_PROPOSALS:
+    row = {
+        "thread_id": thread_id,
+        "base_version": base.version,
+        "base_title": base.title,
+        "tool": author.tool or "",
+        "op": op,
+        "actor": author.actor,
+        "action_and_reasoning": author.reason,
+        "title": title,
+        "content": content,
+        "text": text,
+    }
+    stored = statements.insert_open_proposal(row, conf.MAX_OPEN_PROPOSALS)
+    if stored is None:
         raise TooManyProposals(
             f"thread {thread_id!r} has {conf.MAX_OPEN_PROPOSALS} proposals waiting for review, the most it may; "
             "nothing was stored: retry once a person has decided some"
         )
-    proposal = Proposal.objects.create(
-        thread_id=thread_id,
-        base_version=base.version,
-        base_title=base.title,
-        tool=author.tool or "",
-        op=op,
-        actor=author.actor,
-        action_and_reasoning=author.reason,
-        title=title,
-        content=content,
-        text=text,
-    )
+    proposal = Proposal(id=stored[0], created_at=stored[1], **row)
     call = current_call()
     if call is not None:
         call.proposal = proposal.pk

@@ -5,6 +5,7 @@ it, and compiling its queries costs several times the database's own work on
 a small document (``bench/append.py``, ``bench/statements.py``). One
 skeleton writes every change of an existing document: UPDATE its row and
 INSERT the revision, in one statement on PostgreSQL (a CTE), two on SQLite.
+A proposal is stored in one statement that also holds its thread to the cap.
 """
 
 from dataclasses import dataclass
@@ -16,7 +17,7 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 from django.utils import timezone
 
-from ..models import Revision, Snapshot, WorkingDocument
+from ..models import Proposal, Revision, Snapshot, WorkingDocument
 
 
 class Returned(str):
@@ -134,3 +135,24 @@ def delete_before(model: type[Revision] | type[Snapshot], document_id: int, vers
             [document_id, version, batch],
         )
         return cursor.rowcount
+
+
+def insert_open_proposal(row: dict[str, Any], most_open: int) -> tuple[int, Any] | None:
+    """Insert an open proposal whose columns and values ``row`` gives (its
+    ``thread_id`` among them) unless that thread has ``most_open`` open
+    proposals already, in one statement that counts no more of them than
+    that; return its id and creation time, or None when it was not stored."""
+    connection = connections[router.db_for_write(Proposal)]
+    table = _table(connection, Proposal)
+    created_at = timezone.now()
+    columns = [*row, "status", "created_at"]
+    values = [*row.values(), Proposal.Status.OPEN.value, connection.ops.adapt_datetimefield_value(created_at)]
+    open_ones = f"SELECT 1 FROM {table} WHERE thread_id = %s AND status = %s LIMIT %s"
+    with connection.cursor() as cursor:
+        cursor.execute(
+            f"INSERT INTO {table} ({', '.join(columns)}) SELECT {', '.join(['%s'] * len(values))} "
+            f"WHERE (SELECT COUNT(*) FROM ({open_ones}) AS open_ones) < %s RETURNING id",
+            [*values, row["thread_id"], Proposal.Status.OPEN.value, most_open, most_open],
+        )
+        stored = cursor.fetchone()
+    return None if stored is None else (stored[0], created_at)

@@ -135,25 +135,37 @@ class ThreadEventStorage(StorageBase):
 
     def append_event(self, channel: str, event_type: str, data: Any) -> Event:
         """Store an artifact event, in the caller's transaction: the counter's
-        row lock is held until commit, so ids become visible in order."""
+        row lock is held until commit, so ids become visible in order. A new
+        channel also gets the placeholder it is resumed from (id 0). One
+        statement on PostgreSQL (the counter's upsert in a CTE), two on SQLite."""
         if not channel.startswith(ARTIFACT_PREFIX):
             raise ValueError(f"only artifact events are stored here, not events of {channel!r}")
         connection = connections[router.db_for_write(StoredEvent)]
         counters = connection.ops.quote_name(EventCounter._meta.db_table)
+        events = connection.ops.quote_name(StoredEvent._meta.db_table)
         now = connection.ops.adapt_datetimefield_value(timezone.now())
-        with connection.cursor() as cursor:
-            cursor.execute(
-                f"INSERT INTO {counters} (name, value, updated) VALUES (%s, 1, %s) "
-                f"ON CONFLICT (name) DO UPDATE SET value = {counters}.value + 1, updated = %s "
-                "RETURNING value",
-                [channel, now, now],
-            )
-            (event_id,) = cursor.fetchone()
         encoded = encode(data)
-        rows = [StoredEvent(channel=channel, type=event_type, data=encoded, eid=event_id)]
-        if event_id == 1:  # the placeholder a new channel is resumed from
-            rows.insert(0, StoredEvent(channel=channel, eid=0))
-        StoredEvent.objects.using(connection.alias).bulk_create(rows)
+        count = (
+            f"INSERT INTO {counters} (name, value, updated) VALUES (%s, 1, %s) "
+            f"ON CONFLICT (name) DO UPDATE SET value = {counters}.value + 1, updated = %s RETURNING value"
+        )
+        insert = f"INSERT INTO {events} (channel, type, data, eid, created) "
+        with connection.cursor() as cursor:
+            if connection.vendor == "postgresql":
+                cursor.execute(
+                    f"WITH counted AS ({count}) {insert}"
+                    "SELECT %s, %s, %s, value, %s FROM counted "
+                    "UNION ALL SELECT %s, '', '', 0, %s FROM counted WHERE value = 1 RETURNING eid",
+                    [channel, now, now, channel, event_type, encoded, now, channel, now],
+                )
+                event_id = max(eid for (eid,) in cursor.fetchall())
+            else:
+                cursor.execute(count, [channel, now, now])
+                (event_id,) = cursor.fetchone()
+                rows = [(channel, event_type, encoded, event_id, now)]
+                if event_id == 1:
+                    rows.insert(0, (channel, "", "", 0, now))
+                cursor.executemany(f"{insert}VALUES (%s, %s, %s, %s, %s)", rows)
         self.trim_event_log()
         return Event(channel, event_type, encoded, id=event_id)
 
