@@ -11,6 +11,9 @@ def fresh_database(database_url: str, suffix: str) -> str:
 
     name = f"{urlsplit(database_url).path.strip('/') or 'postgres'}_{suffix}"
     with psycopg.connect(database_url, autocommit=True) as admin:
+        # One at a time: two benches started at once (drafts.py imports throughput.py) make the same one.
+        admin.execute("SELECT pg_advisory_lock(hashtext(%s))", [name])
         admin.execute(f'DROP DATABASE IF EXISTS "{name}"')
         admin.execute(f'CREATE DATABASE "{name}"')
+        admin.execute("SELECT pg_advisory_unlock(hashtext(%s))", [name])
     return urlunsplit(urlsplit(database_url)._replace(path=f"/{name}"))

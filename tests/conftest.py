@@ -30,12 +30,12 @@ def outwait_the_servers_on_a_deadlock(sender, connection, **kwargs):
 connection_created.connect(outwait_the_servers_on_a_deadlock)
 
 
-def pytest_xdist_auto_num_workers(config):
-    """``-n auto`` (setup.cfg): two workers per CPU. Most tests wait on the
-    server processes, browsers and databases they start, so a worker per CPU
-    leaves the CPUs idle half the time (on two CPUs: 6.4 minutes for the
-    suite on SQLite with four workers, against 7.5 with two)."""
-    return 2 * len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else 2 * (os.cpu_count() or 1)
+def pytest_collection_modifyitems(config, items):
+    """The browser and docs tests first, each module's in its order: each starts servers
+    and Chromium and runs for seconds, so that the parallel workers (setup.cfg)
+    end together on the many short tests, rather than one worker on a browser
+    test long after the others have finished."""
+    items.sort(key=lambda item: item.get_closest_marker("browser") is None and item.get_closest_marker("docs") is None)
 
 
 @pytest.fixture(autouse=True, scope="session")
