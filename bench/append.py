@@ -1,4 +1,6 @@
 """Median time of one 1 KB append at several document sizes, on PostgreSQL.
+(The mean over runs of consecutive appends, folds included, and on SQLite
+too: ``bench/growing_appends.py``.)
 
 Side by side in one run, each append on a document reset to the same size:
 - raw SQL: one ``UPDATE ... SET content = content || %s`` in autocommit,
@@ -8,8 +10,9 @@ Side by side in one run, each append on a document reset to the same size:
 - raw SQL + revision: that UPDATE and the insert of its revision in one
   autocommit statement, the least the database can do to keep history;
 - repository: ``WorkspaceRepository.append_document`` (one transaction: the
-  locking ``UPDATE ... RETURNING`` and the insert of the revision, which is
-  also the live event);
+  locking ``UPDATE ... RETURNING`` of the row's length and version, and the
+  insert of the revision, which holds the chunk and is also the live event;
+  the row's content is left as it was, ``docs/architecture.md``);
 - tool call: ``DocumentTools.append_to_document`` as an agent calls it, with
   argument validation, the revision, the envelope and the announcement of
   the event after commit.
@@ -159,8 +162,8 @@ def main() -> None:
                 # As an update_document would leave it: the whole content is
                 # history's newest copy, so the append takes no snapshot.
                 setup.execute(
-                    f"UPDATE {table} SET content = %s, length = %s, base_version = version, base_length = %s "
-                    "WHERE thread_id = %s",
+                    f"UPDATE {table} SET content = %s, length = %s, base_version = version, base_length = %s, "
+                    "content_version = version WHERE thread_id = %s",
                     (base[:size], size, size, thread_id),
                 )
                 started = time.perf_counter()

@@ -2,6 +2,9 @@
 agents' proposals waiting for review, the idempotency records, and the drafts
 of tool calls still being generated."""
 
+from collections.abc import Collection
+from typing import Any
+
 from django.db import models
 
 from .validation import THREAD_ID_MAX_LENGTH, TITLE_MAX_LENGTH
@@ -12,11 +15,20 @@ class WorkingDocument(models.Model):
 
     Written only through ``WorkspaceRepository``, which keeps ``length`` and
     ``version`` in step with ``content`` and records a ``Revision`` of every change.
+
+    The row's ``content`` column holds the content at ``content_version``; the
+    appends made since are held in their revisions alone, so that an append
+    writes its chunk and not the whole document again (``docs/architecture.md``).
+    A document loaded with its content has them joined on (``from_db``): its
+    ``content`` is the content at its ``version``, whichever way it was read.
     """
 
     thread_id = models.CharField(max_length=THREAD_ID_MAX_LENGTH, unique=True)
     title = models.CharField(max_length=TITLE_MAX_LENGTH, blank=True, default="")
     content = models.TextField(blank=True, default="")
+    # The version the content column holds; the appends after it are their revisions' text.
+    # A database default too: raw INSERTs (bench/append.py) need not name it.
+    content_version = models.PositiveIntegerField(default=1, db_default=1)
     # Stored so that appends and size checks never read the whole content back.
     length = models.PositiveIntegerField(default=0, help_text="Characters (code points) in content.")
     version = models.PositiveIntegerField(default=1, help_text="1 when created, +1 on every change.")
@@ -39,6 +51,43 @@ class WorkingDocument(models.Model):
 
     def __str__(self) -> str:
         return self.title or self.thread_id
+
+    @classmethod
+    def from_db(
+        cls, db: str | None, field_names: Collection[str], values: Collection[Any], **kwargs: Any
+    ) -> "WorkingDocument":
+        document = super().from_db(db, field_names, values, **kwargs)
+        if "content" not in field_names:
+            return document
+        for _ in range(3):
+            if document.content_version == document.version:
+                return document
+            appended = appended_between(db, document.pk, document.content_version, document.version)
+            if appended is not None:
+                document.content += appended
+                document.content_version = document.version  # what this instance holds now
+                return document
+            # Read outside a transaction, and folded and pruned in between: read it again.
+            again = cls.objects.using(db).filter(pk=document.pk).values_list(*field_names).get()
+            document = super().from_db(db, field_names, again, **kwargs)
+        raise RuntimeError(f"document {document.pk}: the appends its content lacks are not kept")
+
+    def save(self, *args: Any, **kwargs: Any) -> None:
+        """As ``Model.save``; saving the content saves it as the content at ``version``."""
+        update_fields = kwargs.get("update_fields")
+        if update_fields is None or "content" in update_fields:
+            self.content_version = self.version
+            if update_fields is not None:
+                kwargs["update_fields"] = {*update_fields, "content_version"}
+        super().save(*args, **kwargs)
+
+
+def appended_between(using: str | None, document_id: int, start: int, end: int) -> str | None:
+    """The text the document's appends after version ``start`` up to ``end``
+    added, joined in order; None when some of them are no longer kept."""
+    rows = Revision.objects.using(using).filter(document_id=document_id, version__gt=start, version__lte=end)
+    appended = list(rows.order_by("version").values_list("text", flat=True))
+    return "".join(appended) if len(appended) == end - start else None
 
 
 class Revision(models.Model):

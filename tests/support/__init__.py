@@ -68,7 +68,10 @@ def stored(thread_id: str) -> dict | None:
     """What the database holds for a thread, or None."""
     from workspace.models import WorkingDocument  # here: importing this module needs no app registry
 
-    return WorkingDocument.objects.filter(thread_id=thread_id).values("title", "content", "length", "version").first()
+    document = WorkingDocument.objects.filter(thread_id=thread_id).first()
+    if document is None:
+        return None
+    return {name: getattr(document, name) for name in ("title", "content", "length", "version")}
 
 
 def run_concurrently(calls):

@@ -18,8 +18,9 @@ def prune_revisions(before: datetime, batch: int = 1000) -> int:
 
     Each document keeps at least its newest revision, and every version it
     keeps still rebuilds: when the oldest kept one is an append built on a
-    whole copy about to go, its content is saved as a snapshot first, under
-    the document's row lock. The old rows are then deleted ``batch`` at a
+    whole copy about to go, its content is saved as a snapshot first, and the
+    appends the row's content column does not hold yet are folded into it,
+    under the document's row lock. The old rows are then deleted ``batch`` at a
     time, each batch in a short transaction of its own (one statement), so
     writers of the document never wait for more than one batch.
     """
@@ -42,9 +43,15 @@ def prune_revisions(before: datetime, batch: int = 1000) -> int:
 def _rebase(document_id: int, before: datetime) -> int:
     """Make the document's oldest revision to keep (made at or after ``before``,
     or else its newest) rebuild on its own; return its version."""
-    document = WorkingDocument.objects.select_for_update().only("version", "base_version").get(pk=document_id)
+    document = (
+        WorkingDocument.objects.select_for_update()
+        .only("version", "base_version", "content_version")
+        .get(pk=document_id)
+    )
     kept = Revision.objects.filter(document_id=document_id, created_at__gte=before).order_by("version")
     oldest = min(kept.values_list("version", flat=True).first() or document.version, document.version)
+    if document.content_version + 1 < oldest:  # appends its row's content lacks would go: fold them in first
+        statements.fold_appends(statements.writing(), document_id, document.content_version, document.version)
     first = Revision.objects.get(document_id=document_id, version=oldest)
     if first.base_version < oldest:
         Snapshot.objects.get_or_create(

@@ -17,16 +17,12 @@ from django.db.backends.utils import CursorWrapper
 from django.db.models import Model
 from django.utils import timezone
 
-from ..models import Proposal, Revision, Snapshot, WorkingDocument
+from ..models import Proposal, Revision, Snapshot, WorkingDocument, appended_between
 
 
 class Returned(str):
     """A revision's value taken from a column of the document row the UPDATE
     changed (its value after the UPDATE), rather than sent as a parameter."""
-
-
-def _is(value: object, name: Returned) -> bool:
-    return isinstance(value, Returned) and value == name
 
 
 def _connection() -> BaseDatabaseWrapper:
@@ -59,10 +55,11 @@ def update_and_record(
     """Run ``update`` (an UPDATE of one document row, with its ``parameters``) and
     insert the revision whose columns and values ``revision`` gives; a value
     ``Returned("name")`` is the changed row's column. Return the changed row's
-    ``returning`` columns (by name; each must be one of the revision's values);
-    None, with no revision written, if the UPDATE changed no row."""
+    ``returning`` columns (by name); None, with no revision written, if the
+    UPDATE changed no row."""
     insert = f"INSERT INTO {_table(writing.connection, Revision)} ({', '.join(revision)}) "
-    taken = list(dict.fromkeys(value for value in revision.values() if isinstance(value, Returned)))
+    used = [value for value in revision.values() if isinstance(value, Returned)]
+    taken = list(dict.fromkeys([*used, *returning]))
     with writing.connection.cursor() as cursor:
         if writing.connection.vendor == "postgresql":
             return _in_one_statement(cursor, update, parameters, insert, revision, taken, returning)
@@ -86,35 +83,57 @@ def _in_one_statement(
     returning: tuple[Returned, ...],
 ) -> dict[str, Any] | None:
     """``update_and_record`` on PostgreSQL: the UPDATE in a CTE whose row the
-    INSERT reads, so that the row's values travel once."""
+    INSERT reads, so that the row's values travel once (PostgreSQL runs a
+    CTE's INSERT whether or not the statement reads what it returns)."""
     values = ", ".join(value if isinstance(value, Returned) else "%s" for value in revision.values())
     sent = [value for value in revision.values() if not isinstance(value, Returned)]
-    echoed = [next(column for column, value in revision.items() if _is(value, name)) for name in returning]
     cursor.execute(
-        f"WITH changed AS ({update} RETURNING {', '.join(taken)}) {insert} SELECT {values} FROM changed"
-        + (f" RETURNING {', '.join(echoed)}" if echoed else ""),
+        f"WITH changed AS ({update} RETURNING {', '.join(taken)}), "
+        f"recorded AS ({insert} SELECT {values} FROM changed) "
+        f"SELECT {', '.join(returning) or '1'} FROM changed",
         [*parameters, *sent],
     )
-    if not returning:
-        return {} if cursor.rowcount else None
     row = cursor.fetchone()
-    return None if row is None else dict(zip(returning, row, strict=True))
+    return None if row is None else dict(zip(returning, row, strict=False))
 
 
 def lock_document_row(thread_id: str, fields: tuple[str, ...]) -> tuple | None:
-    """The document's ``fields``, its row locked (``SELECT ... FOR UPDATE``); None if missing."""
+    """The document's ``fields``, its row locked (``SELECT ... FOR UPDATE``); None
+    if missing. Its ``content`` is the content at its version (the appends its
+    row's content column does not hold yet joined on)."""
     connection = _connection()
     lock = " FOR UPDATE" if connection.features.has_select_for_update else ""
+    selected = ", ".join((*fields, "id", "content_version", "version"))
     with connection.cursor() as cursor:
         cursor.execute(
-            f"SELECT {', '.join(fields)} FROM {_table(connection, WorkingDocument)} WHERE thread_id = %s{lock}",
-            [thread_id],
+            f"SELECT {selected} FROM {_table(connection, WorkingDocument)} WHERE thread_id = %s{lock}", [thread_id]
         )
-        return cursor.fetchone()
+        row = cursor.fetchone()
+    if row is None or "content" not in fields or row[-2] == row[-1]:
+        return None if row is None else row[: len(fields)]
+    values = list(row[: len(fields)])
+    document_id, content_version, version = row[len(fields) :]
+    appended = appended_between(connection.alias, document_id, content_version, version)
+    assert appended is not None, "the row is locked: its appends are kept"
+    values[fields.index("content")] += appended
+    return tuple(values)
+
+
+def fold_appends(writing: Writing, document_id: int, content_version: int, version: int) -> None:
+    """Make the row's content column hold the content at ``version``: the text
+    of the appends after ``content_version`` joined on, under the row's lock."""
+    appended = appended_between(writing.connection.alias, document_id, content_version, version)
+    assert appended is not None, "the row is locked: its appends are kept"
+    with writing.connection.cursor() as cursor:
+        cursor.execute(
+            f"UPDATE {writing.documents} SET content = content || %s, content_version = %s WHERE id = %s",
+            [appended, version, document_id],
+        )
 
 
 def snapshot_content(writing: Writing, document_id: int) -> None:
-    """Store the document's content now as the snapshot of its current version."""
+    """Store the document's content now as the snapshot of its current version
+    (its row's content column must hold it: ``fold_appends`` first)."""
     with writing.connection.cursor() as cursor:
         cursor.execute(
             f"INSERT INTO {_table(writing.connection, Snapshot)} (document_id, version, content) "

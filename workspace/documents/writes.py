@@ -214,17 +214,18 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
     due, due_parameters = snapshot_policy.APPEND_SNAPSHOT_DUE, snapshot_policy.append_due_parameters(len(text))
     sql = statements.writing()
     update = (
-        f"UPDATE {sql.documents} SET content = content || %s, length = length + %s, "
+        f"UPDATE {sql.documents} SET length = length + %s, "
         f"version = version + 1, updated_at = %s, base_version = CASE WHEN {due} THEN version + 1 "
         f"ELSE base_version END, base_length = CASE WHEN {due} THEN length + %s ELSE base_length END, "
         f"stored_since_base = CASE WHEN {due} THEN 0 ELSE stored_since_base + %s END "
         "WHERE thread_id = %s AND length <= %s" + (" AND review = %s" if author.proposes else "")
     )
-    parameters = [text, len(text), sql.now, *due_parameters, *due_parameters, len(text)]
+    parameters = [len(text), sql.now, *due_parameters, *due_parameters, len(text)]
     parameters += [*due_parameters, len(text), thread_id, conf.MAX_DOCUMENT_CHARS - len(text)]
     parameters += [False] if author.proposes else []
-    columns = tuple(Returned(name) for name in ("id", "version", "title", "length", "base_version", "review"))
-    document_id, version, title, length, base_version, _ = columns
+    names = ("id", "version", "title", "length", "base_version", "review", "content_version")
+    columns = tuple(Returned(name) for name in names)
+    document_id, version, title, length, base_version, _, _ = columns
     revision = _revision_of(
         author, sql.now, document_id=document_id, version=version, op="append", title=title, length=length, text=text
     )
@@ -232,7 +233,11 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
     row = statements.update_and_record(sql, update, parameters, revision, returning=columns)
     if row is None:
         return None
-    if row["base_version"] == row["version"]:  # due: the content now is the next whole copy
+    snapshot_due = row["base_version"] == row["version"]  # the content now is the next whole copy
+    held = row["version"] - row["content_version"]
+    if snapshot_due or snapshot_policy.append_folds(row["length"], held):
+        statements.fold_appends(sql, row["id"], row["content_version"], row["version"])
+    if snapshot_due:
         statements.snapshot_content(sql, row["id"])
     return _announced(
         _change(thread_id, "append", row["version"], row["title"], row["length"], text, author, row["review"])
@@ -241,7 +246,7 @@ def append(thread_id: str, text: str, author: Author) -> DocumentChange | None:
 
 def proposed_append(thread_id: str, text: str, author: Author) -> DocumentChange:
     """An agent's append to a document in review, its row locked by this transaction: stored as a proposal."""
-    document = WorkingDocument.objects.only("version", "title", "content").get(thread_id=thread_id)
+    document = WorkingDocument.objects.only("version", "title", "content", "content_version").get(thread_id=thread_id)
     base = proposals.Base(document.version, document.title, document.content)
     return proposals.store(thread_id, base, "append", document.content + text, document.title, author, text=text)
 
@@ -308,10 +313,10 @@ def write_content(
         base_version, base_length, stored = version, length, 0
     sql = statements.writing()
     update = (
-        f"UPDATE {sql.documents} SET content = %s, length = %s, version = %s, title = %s, "
+        f"UPDATE {sql.documents} SET content = %s, content_version = %s, length = %s, version = %s, title = %s, "
         "base_version = %s, base_length = %s, stored_since_base = %s, updated_at = %s WHERE id = %s"
     )
-    parameters = [content, length, version, title, base_version, base_length, stored, sql.now]
+    parameters = [content, version, length, version, title, base_version, base_length, stored, sql.now]
     revision = _revision_of(
         author,
         sql.now,

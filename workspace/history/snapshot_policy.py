@@ -13,6 +13,19 @@ changes themselves store, or one copy per this many changes.
 
 from .splices import Splice
 
+# An append writes its chunk in its revision and leaves the document row's
+# content column as it was; the appends since that column's version are
+# joined on when the content is read. One append in a run folds them in (the
+# row's content rewritten whole, once): the run is one append per
+# FOLD_CHARS_PER_APPEND characters of the document, within FOLD_MIN_APPENDS
+# and FOLD_MAX_APPENDS. A fold's rewrite then costs each append of the run at
+# most FOLD_CHARS_PER_APPEND characters up to 1 MB, and a read joins at most
+# FOLD_MAX_APPENDS chunks (FOLD_MIN_APPENDS to a document under 32 KB, whose
+# rewrite costs little) (docs/architecture.md, bench/append.py).
+FOLD_CHARS_PER_APPEND = 4096
+FOLD_MIN_APPENDS = 8
+FOLD_MAX_APPENDS = 256
+
 SNAPSHOT_EVERY_CHANGES = 1000
 SNAPSHOT_MIN_CHARS = 64 * 1024
 # A run of splices is cut sooner: at one splice per SPLICE_RUN_CHARS characters
@@ -53,3 +66,9 @@ def stores_whole_copy(
         or stored >= max(base_length, SNAPSHOT_MIN_CHARS)
         or length <= len(splice.inserted) + splice.removed
     )
+
+
+def append_folds(length: int, held: int) -> bool:
+    """Whether an append that leaves ``length`` characters, and ``held``
+    appends outside the row's content column (its own included), folds them in."""
+    return held >= max(FOLD_MIN_APPENDS, min(FOLD_MAX_APPENDS, length // FOLD_CHARS_PER_APPEND))
