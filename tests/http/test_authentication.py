@@ -1,5 +1,7 @@
 """The app's token authentication answers as DRF's own does."""
 
+import time
+
 import pytest
 from django.contrib.auth import get_user_model
 from rest_framework.authtoken.models import Token
@@ -7,6 +9,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIClient, APIRequestFactory
 
 from tests.support import call_tool
+from tests.support.live import Server
 from workspace.models import Revision
 
 pytestmark = pytest.mark.django_db
@@ -115,3 +118,39 @@ def test_the_token_of_a_deactivated_user_is_refused(token, user):
     response = client_with(token).get("/api/workspace/threads/t/document/")
     assert response.status_code == 401
     assert response.json() == {"success": False, "error": "User inactive or deleted."}
+
+
+def test_a_token_deleted_here_is_refused_here_at_once(token, user):
+    client = client_with(token)
+    # Authenticated (the thread has no document yet): its row is kept a second now.
+    assert client.get("/api/workspace/threads/t/document/").status_code == 404
+
+    Token.objects.filter(key=token).delete()
+
+    assert client.get("/api/workspace/threads/t/document/").status_code == 401
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_revoked_token_is_refused_by_every_server_process_within_a_second(token, user):
+    servers = [Server(), Server(command=Server.GUNICORN)]
+    try:
+        path = "/api/workspace/threads/revoked/document/"
+        # Authenticated (the thread has no document), each server keeping the token's row a second.
+        assert [server.request("GET", path, token)[0] for server in servers] == [404, 404]
+
+        # As another process would: no signal reaches these servers, only the database.
+        Token.objects.filter(key=token).update(key="revoked-elsewhere")
+        get_user_model().objects.filter(pk=user.pk).update(is_active=False)
+        revoked_at = time.monotonic()
+        refused_within = {}
+        while len(refused_within) < len(servers) and time.monotonic() - revoked_at < 5:
+            for number, server in enumerate(servers):
+                if number not in refused_within and server.request("GET", path, token)[0] == 401:
+                    refused_within[number] = time.monotonic() - revoked_at
+            time.sleep(0.05)
+
+        assert sorted(refused_within) == [0, 1]
+        assert max(refused_within.values()) < 1.0 + 0.3  # a second, and a request's time to be served
+    finally:
+        for server in servers:
+            server.stop()
