@@ -15,7 +15,12 @@ and SQLite, in a file of its own), side by side in one run:
   holds it whole, one row read, as every read did before appends were held
   apart) beside with the most appends held apart a read joins on.
 
-Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/growing_appends.py [--appends 600]
+With --baseline COMMIT, a checkout of that commit is measured the same way,
+on databases of its own, in the same run (before appends were held apart,
+its "held" read is a document grown by as many appends, read whole).
+
+Usage: DATABASE_URL=postgresql://postgres@127.0.0.1:5432/postgres python bench/growing_appends.py \\
+    [--appends 600] [--baseline COMMIT]
 """
 
 import argparse
@@ -36,9 +41,10 @@ READS = 200
 
 def measure(appends: int) -> dict:
     """In a process set up on the database of DATABASE_URL: the measures, by name."""
-    sys.path.insert(0, str(HERE.parent))
+    sys.path.insert(0, os.environ.get("BENCH_TREE", str(HERE.parent)))  # this tree, or --baseline's checkout
     os.environ.setdefault("DJANGO_SETTINGS_MODULE", "project.settings")
-    os.environ.setdefault("DJANGO_DEBUG", "0")
+    os.environ.setdefault("DJANGO_DEBUG", "0")  # as in production: DEBUG would record every query
+    os.environ.setdefault("DJANGO_SECRET_KEY", "benchmark-only")
     import logging
 
     import django
@@ -103,7 +109,7 @@ def measure(appends: int) -> dict:
 
     # Reads of a 1 MB document: none held apart, beside the most a read joins on.
     folded, holding = f"bench-read-folded-{os.getpid()}", f"bench-read-held-{os.getpid()}"
-    most = snapshot_policy.FOLD_MAX_APPENDS - 1
+    most = getattr(snapshot_policy, "FOLD_MAX_APPENDS", 256) - 1  # a baseline without it: as many appends
     start(folded, 1_000_000)
     start(holding, 1_000_000 - most * len(CHUNK))
     for _ in range(most):
@@ -123,6 +129,7 @@ def measure(appends: int) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--appends", type=int, default=600, help="consecutive appends per document (default 600)")
+    parser.add_argument("--baseline", help="a commit measured the same way beside this tree")
     parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)  # a child: print the measures
     arguments = parser.parse_args()
     if arguments.measure:
@@ -135,37 +142,63 @@ def main() -> None:
     from databases import fresh_database
 
     with tempfile.TemporaryDirectory() as directory:
-        databases = {
-            "PostgreSQL": fresh_database(database_url, "growing_appends"),
-            "SQLite": f"sqlite:///{directory}/bench.sqlite3",
-        }
-        measured = {}
-        for name, url in databases.items():
-            child = subprocess.run(
-                [sys.executable, __file__, "--measure", "--appends", str(arguments.appends)],
-                env={**os.environ, "DATABASE_URL": url, "WORKSPACE_RATE_WRITES": "off", "WORKSPACE_RATE_READS": "off"},
-                capture_output=True,
-                text=True,
+        trees = {"this tree": str(HERE.parent)}
+        if arguments.baseline:
+            trees[arguments.baseline] = f"{directory}/baseline"
+            subprocess.run(
+                ["git", "worktree", "add", "--detach", trees[arguments.baseline], arguments.baseline],
+                cwd=HERE.parent,
                 check=True,
+                capture_output=True,
             )
-            measured[name] = json.loads(child.stdout.strip().splitlines()[-1])
+        measured: dict[tuple[str, str], dict] = {}
+        try:
+            for tree_name, tree in trees.items():
+                suffix = "growing_appends" + ("_baseline" if tree_name != "this tree" else "")
+                databases = {
+                    "PostgreSQL": fresh_database(database_url, suffix),
+                    "SQLite": f"sqlite:///{directory}/{suffix}.sqlite3",
+                }
+                for name, url in databases.items():
+                    environment = {
+                        "DATABASE_URL": url,
+                        "BENCH_TREE": tree,
+                        "WORKSPACE_RATE_WRITES": "off",
+                        "WORKSPACE_RATE_READS": "off",
+                    }
+                    child = subprocess.run(
+                        [sys.executable, __file__, "--measure", "--appends", str(arguments.appends)],
+                        env={**os.environ, **environment},
+                        capture_output=True,
+                        text=True,
+                    )
+                    if child.returncode:
+                        sys.exit(f"{tree_name}, {name}: {child.stderr[-2000:]}")
+                    measured[tree_name, name] = json.loads(child.stdout.strip().splitlines()[-1])
+        finally:
+            if arguments.baseline:
+                subprocess.run(["git", "worktree", "remove", "--force", trees[arguments.baseline]], cwd=HERE.parent)
 
     print(f"Mean ms per 1 KB append over {arguments.appends} consecutive appends, side by side")
-    print(f"{'database':>10} | {'way':>10} | {'empty':>7} | {'990 KB':>7} | ratio")
-    for name, results in measured.items():
+    print(f"{'tree':>10} | {'database':>10} | {'way':>10} | {'empty':>7} | {'990 KB':>7} | ratio")
+    for (tree_name, name), results in measured.items():
         for way in ("in-process", "HTTP"):
             empty, large = results[f"{way} empty ms"], results[f"{way} 990 KB ms"]
-            print(f"{name:>10} | {way:>10} | {empty:>7.2f} | {large:>7.2f} | {large / empty:.2f}x")
-    postgres = measured["PostgreSQL"]
+            print(f"{tree_name:>10} | {name:>10} | {way:>10} | {empty:>7.2f} | {large:>7.2f} | {large / empty:.2f}x")
     print()
-    print("WAL per in-process append (PostgreSQL), bytes")
-    print(f"empty {postgres['WAL empty bytes']:,.0f} | 990 KB {postgres['WAL 990 KB bytes']:,.0f} | chunk {len(CHUNK):,}")
+    print(f"WAL per in-process append (PostgreSQL), bytes; the chunk is {len(CHUNK):,} characters")
+    for (tree_name, name), results in measured.items():
+        if name == "PostgreSQL":
+            print(
+                f"{tree_name:>10} | empty {results['WAL empty bytes']:>9,.0f} "
+                f"| 990 KB {results['WAL 990 KB bytes']:>9,.0f}"
+            )
     print()
-    print(f"Median ms per GET document/ of a 1 MB document, {READS} reads each")
-    print(f"{'database':>10} | {'whole':>7} | {'held':>7} | ratio")
-    for name, results in measured.items():
+    print(f"Median ms per GET document/ of a 1 MB document, {READS} reads each: its row whole, or the most held apart")
+    print(f"{'tree':>10} | {'database':>10} | {'whole':>7} | {'held':>7} | held/whole")
+    for (tree_name, name), results in measured.items():
         whole, held = results["read whole ms"], results["read held ms"]
-        print(f"{name:>10} | {whole:>7.2f} | {held:>7.2f} | {held / whole:.2f}x")
+        print(f"{tree_name:>10} | {name:>10} | {whole:>7.2f} | {held:>7.2f} | {held / whole:.2f}x")
 
 
 if __name__ == "__main__":
