@@ -75,7 +75,8 @@ class WorkingDocument(models.Model):
     def save(self, *args: Any, **kwargs: Any) -> None:
         """As ``Model.save``; saving the content saves it as the content at ``version``."""
         update_fields = kwargs.get("update_fields")
-        if update_fields is None or "content" in update_fields:
+        loaded = "content" not in self.get_deferred_fields()  # not loaded, not saved: the column stays as it is
+        if loaded and (update_fields is None or "content" in update_fields):
             self.content_version = self.version
             if update_fields is not None:
                 kwargs["update_fields"] = {*update_fields, "content_version"}

@@ -133,3 +133,19 @@ def test_appends_racing_across_many_folds_land_once_each_in_order_of_their_versi
     assert content == "".join(by_version.values_list("text", flat=True))
     assert sorted(content.splitlines()) == sorted(f"<{n}>" for n in range(48))
     assert column("racing")[1] > 1  # some append folded on the way
+
+
+def test_saving_a_document_through_the_orm_keeps_the_appends_held():
+    tools = DocumentTools("saved")
+    tools.update_document(content="a\n", action_and_reasoning=WHY)
+    tools.append_to_document(text="b\n", action_and_reasoning=WHY)
+
+    without_content = WorkingDocument.objects.defer("content").get(thread_id="saved")
+    without_content.title = "Renamed"
+    without_content.save()
+    assert WorkspaceRepository.get_document("saved").content == "a\nb\n"
+
+    whole = WorkingDocument.objects.get(thread_id="saved")
+    whole.save(update_fields=["content"])
+    assert column("saved") == ("a\nb\n", 2, 2)
+    assert WorkspaceRepository.get_document("saved").content == "a\nb\n"
