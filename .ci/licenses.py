@@ -93,7 +93,7 @@ def installed_licences(wheel: Path) -> list[tuple[str, str, str]]:
         pins = [line for name in PINNED for line in (REPOSITORY / name).read_text().splitlines()]
         constraints.write_text("\n".join(line for line in pins if "==" in line and "[" not in line))
         venv = Path(folder) / "venv"
-        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=120)
+        subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True, timeout=600)
         python = str(venv / "bin" / "python")
         requirement = f"{wheel}[{','.join(extras)}]" if extras else str(wheel)
         install = [python, "-m", "pip", "install", "-q", "--disable-pip-version-check", "-c", str(constraints)]
